@@ -1,0 +1,48 @@
+"""The few places where PyMC 5 and PyMC 6 differ, kept in one module.
+
+- PyMC 5 starts a chain with ``BlockedStep.set_rng(rng)``; PyMC 6 replaced it with
+  ``BlockedStep.setup_chain(rng, tune, draws)``. Our steps implement both and route them to one
+  ``_start_chain`` method.
+- PyMC 6 deprecates root-namespace access such as ``pm.STEP_METHODS`` or
+  ``pm.join_nonshared_inputs``; everything here is imported from its submodule.
+- PyMC 6 returns an ``xarray.DataTree`` instead of ``arviz.InferenceData``; use
+  :func:`get_group` to read a group from either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pymc
+from pymc.blocking import RaveledVars
+from pymc.model import modelcontext
+from pymc.pytensorf import compile as compile_pytensor
+from pymc.pytensorf import join_nonshared_inputs, make_shared_replacements
+from pymc.step_methods.arraystep import ArrayStepShared
+from pymc.step_methods.compound import Competence, StepMethodState
+from pymc.step_methods.state import dataclass_state
+from pymc.util import get_value_vars_from_user_vars
+from pymc.vartypes import continuous_types
+
+__all__ = [
+    "PYMC_MAJOR",
+    "ArrayStepShared",
+    "Competence",
+    "RaveledVars",
+    "StepMethodState",
+    "compile_pytensor",
+    "continuous_types",
+    "dataclass_state",
+    "get_group",
+    "get_value_vars_from_user_vars",
+    "join_nonshared_inputs",
+    "make_shared_replacements",
+    "modelcontext",
+]
+
+PYMC_MAJOR = int(pymc.__version__.split(".")[0])
+
+
+def get_group(idata: Any, group: str) -> Any:
+    """Return a group (``"posterior"``, ``"sample_stats"``, ...) of InferenceData or DataTree."""
+    return idata[group]

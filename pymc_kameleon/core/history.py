@@ -1,0 +1,142 @@
+"""Fixed-capacity chain-history buffer.
+
+Adaptive samplers in this package learn their proposals from the chain's own past. Storing every
+state would make memory grow with the number of draws, so :class:`ChainHistory` keeps a
+*reservoir*: a uniform random sample, without replacement, of at most ``capacity`` of the states
+recorded so far (Vitter's Algorithm R). Every recorded state counts, including the repeats a chain
+produces after rejected proposals, so the stored states are weighted by the time the chain spent at
+them, as a sample of the target should be.
+
+Each stored state remembers the iteration at which it was recorded, so a subsample can be restricted
+to the recent part of the history (for example, the second half of warm-up) and still be uniform
+over that part.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["ChainHistory"]
+
+
+class ChainHistory:
+    """Bounded, uniform record of the states visited by one chain.
+
+    Parameters
+    ----------
+    dim : int
+        Dimension of the states.
+    capacity : int
+        Maximum number of states kept in memory. Memory use is ``capacity * (dim + 1) * 8`` bytes
+        whatever the number of recorded states.
+
+    Attributes
+    ----------
+    values : numpy.ndarray, shape (capacity, dim)
+        Storage; only the first :attr:`size` rows are meaningful.
+    iterations : numpy.ndarray of int64, shape (capacity,)
+        Iteration index at which each stored state was recorded.
+    n_seen : int
+        Number of states recorded so far (stored or not).
+    """
+
+    def __init__(self, dim: int, capacity: int) -> None:
+        if not isinstance(dim, int | np.integer) or dim < 1:
+            raise ValueError(f"`dim` must be a positive integer, got {dim!r}.")
+        if not isinstance(capacity, int | np.integer) or capacity < 2:
+            raise ValueError(f"`capacity` must be an integer >= 2, got {capacity!r}.")
+        self.values = np.zeros((int(capacity), int(dim)))
+        self.iterations = np.zeros(int(capacity), dtype=np.int64)
+        self.n_seen = 0
+
+    @property
+    def capacity(self) -> int:
+        """Maximum number of stored states."""
+        return self.values.shape[0]
+
+    @property
+    def dim(self) -> int:
+        """Dimension of the stored states."""
+        return self.values.shape[1]
+
+    @property
+    def size(self) -> int:
+        """Number of states currently stored (``min(n_seen, capacity)``)."""
+        return min(self.n_seen, self.capacity)
+
+    def reset(self) -> None:
+        """Forget every recorded state (memory is kept allocated)."""
+        self.n_seen = 0
+
+    def record(self, x: np.ndarray, iteration: int, rng: np.random.Generator) -> None:
+        """Record one chain state.
+
+        While the buffer is not full the state is appended. Afterwards it replaces a uniformly
+        chosen stored state with probability ``capacity / (n_seen + 1)``, which keeps the stored
+        states a uniform sample of everything recorded.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (dim,)
+            The state to record (copied).
+        iteration : int
+            The chain iteration at which ``x`` is the current state.
+        rng : numpy.random.Generator
+            Source of randomness for the replacement decision (used only once the buffer is full).
+        """
+        if self.n_seen < self.capacity:
+            slot = self.n_seen
+        else:
+            slot = int(rng.integers(0, self.n_seen + 1))
+        if slot < self.capacity:
+            self.values[slot] = x
+            self.iterations[slot] = iteration
+        self.n_seen += 1
+
+    def count_since(self, since: int = 0) -> int:
+        """Number of stored states recorded at iteration ``since`` or later."""
+        return int(np.count_nonzero(self.iterations[: self.size] >= since))
+
+    def subsample(self, n: int, rng: np.random.Generator, since: int = 0) -> np.ndarray:
+        """Uniform subsample, without replacement, of the stored states.
+
+        Parameters
+        ----------
+        n : int
+            Requested number of states. If fewer are available, all of them are returned.
+        rng : numpy.random.Generator
+            Source of randomness.
+        since : int, default 0
+            Only states recorded at iteration ``since`` or later are eligible.
+
+        Returns
+        -------
+        numpy.ndarray, shape (m, dim)
+            A new array with ``m = min(n, available)`` rows.
+        """
+        size = self.size
+        if since > 0:
+            eligible = np.flatnonzero(self.iterations[:size] >= since)
+        else:
+            eligible = np.arange(size)
+        if eligible.size > n:
+            eligible = rng.choice(eligible, size=n, replace=False)
+        return self.values[eligible]
+
+    def __eq__(self, other: object) -> bool:
+        """Compare the recorded content (used by PyMC's sampling-state machinery)."""
+        if not isinstance(other, ChainHistory):
+            return NotImplemented
+        size = self.size
+        return (
+            self.n_seen == other.n_seen
+            and self.values.shape == other.values.shape
+            and np.array_equal(self.values[:size], other.values[:size])
+            and np.array_equal(self.iterations[:size], other.iterations[:size])
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        """Short description."""
+        return f"ChainHistory(dim={self.dim}, capacity={self.capacity}, n_seen={self.n_seen})"

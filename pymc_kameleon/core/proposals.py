@@ -1,0 +1,181 @@
+"""Gaussian random-walk proposals, including the kernel-informed Kameleon proposal.
+
+The Kameleon proposal at a point :math:`y` (Sejdinovic et al., 2014) is
+
+.. math:: q(\\cdot \\mid y) = \\mathcal N\\big(y,\\; \\gamma^2 I + \\nu^2 M_y H M_y^\\top\\big),
+
+where the columns of the :math:`d \\times n` matrix :math:`M_y` are :math:`2\\nabla_x k(x, z_i)`
+evaluated at :math:`x = y` for a subsample :math:`z_1, \\dots, z_n` of the chain history, and
+:math:`H = I_n - \\tfrac1n \\mathbf 1 \\mathbf 1^\\top` is the centering matrix. We never form
+:math:`H`: :math:`M H M^\\top = \\sum_i (m_i - \\bar m)(m_i - \\bar m)^\\top` with :math:`m_i` the
+columns of :math:`M`, which costs :math:`O(n d^2)`.
+
+The proposal depends on :math:`y`, so it is *not* symmetric and the Metropolis–Hastings ratio must
+include :math:`q(x \\mid x^*) / q(x^* \\mid x)`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.linalg import LinAlgError, cholesky, solve_triangular
+
+from pymc_kameleon.core import _accelerated
+from pymc_kameleon.core.kernels import GaussianKernel, Kernel
+
+__all__ = [
+    "centered_gradient_matrix",
+    "cholesky_with_jitter",
+    "gaussian_log_pdf",
+    "gaussian_log_pdf_of_noise",
+    "kameleon_covariance",
+    "kameleon_gradient_matrix",
+]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+def cholesky_with_jitter(
+    cov: np.ndarray, jitter: float = 1e-10, max_tries: int = 10
+) -> np.ndarray:
+    """Lower Cholesky factor of a covariance, adding diagonal jitter if it is not quite PD.
+
+    Parameters
+    ----------
+    cov : numpy.ndarray, shape (d, d)
+        Symmetric covariance matrix.
+    jitter : float, default 1e-10
+        First jitter, relative to the mean of the diagonal; it grows tenfold at each retry.
+    max_tries : int, default 10
+        Number of retries before giving up.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+        Lower-triangular ``L`` with ``L @ L.T`` equal to ``cov`` (plus any jitter used).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        If ``cov`` contains non-finite values or is not positive definite even with jitter.
+    """
+    if not np.all(np.isfinite(cov)):
+        raise LinAlgError("The proposal covariance contains non-finite values.")
+    try:
+        return np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        pass
+    scale = max(float(np.mean(np.diag(cov))), np.finfo(float).tiny)
+    eye = np.eye(cov.shape[0])
+    for attempt in range(max_tries):
+        try:
+            return cholesky(cov + jitter * 10.0**attempt * scale * eye, lower=True,
+                            check_finite=False)
+        except LinAlgError:
+            continue
+    raise LinAlgError("The proposal covariance is not positive definite, even with jitter.")
+
+
+def gaussian_log_pdf(x: np.ndarray, mean: np.ndarray, chol: np.ndarray) -> float:
+    """Log-density of ``N(mean, L L^T)`` at ``x`` from the lower Cholesky factor ``L``.
+
+    Parameters
+    ----------
+    x, mean : numpy.ndarray, shape (d,)
+        Evaluation point and mean.
+    chol : numpy.ndarray, shape (d, d)
+        Lower Cholesky factor of the covariance.
+
+    Returns
+    -------
+    float
+    """
+    if _accelerated.HAVE_NUMBA:
+        noise = _accelerated.forward_substitution(chol, x - mean)
+    else:  # pragma: no cover
+        noise = solve_triangular(chol, x - mean, lower=True, check_finite=False)
+    return gaussian_log_pdf_of_noise(noise, chol)
+
+
+def gaussian_log_pdf_of_noise(noise: np.ndarray, chol: np.ndarray) -> float:
+    """Log-density of ``mean + L @ noise`` under ``N(mean, L L^T)``, given the noise.
+
+    When a proposal was drawn as ``mean + L @ noise`` with standard normal ``noise`` this avoids
+    a triangular solve.
+    """
+    dim = noise.shape[0]
+    if _accelerated.HAVE_NUMBA:
+        return _accelerated.standard_normal_log_kernel(chol, noise) - 0.5 * dim * _LOG_2PI
+    log_det = float(np.log(np.diagonal(chol)).sum())  # pragma: no cover
+    return -0.5 * float(noise @ noise) - log_det - 0.5 * dim * _LOG_2PI  # pragma: no cover
+
+
+def kameleon_gradient_matrix(y: np.ndarray, history: np.ndarray, kernel: Kernel) -> np.ndarray:
+    """The matrix ``M_y`` of the KAMH paper, stored transposed: row i is ``2 grad_x k(y, z_i)``.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the proposal is built.
+    history : numpy.ndarray, shape (n, d)
+        Subsample ``z_1..z_n`` of the chain history.
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d)
+    """
+    return 2.0 * kernel.grad(y, history)
+
+
+def centered_gradient_matrix(y: np.ndarray, history: np.ndarray, kernel: Kernel) -> np.ndarray:
+    """``M_y`` (transposed, as in :func:`kameleon_gradient_matrix`) with its row mean removed.
+
+    ``C^T C`` of the result equals ``M H M^T``. The Gaussian kernel uses a compiled loop when
+    Numba is available.
+    """
+    if _accelerated.HAVE_NUMBA and type(kernel) is GaussianKernel:
+        inv_bandwidth2 = 1.0 / kernel.bandwidth**2
+        return _accelerated.gaussian_centered_gradients(
+            np.ascontiguousarray(y, dtype=float),
+            np.ascontiguousarray(history, dtype=float),
+            inv_bandwidth2,
+        )
+    m = kameleon_gradient_matrix(y, history, kernel)
+    m -= m.sum(axis=0) * (1.0 / m.shape[0])
+    return m
+
+
+def kameleon_covariance(
+    y: np.ndarray, history: np.ndarray | None, kernel: Kernel, gamma2: float, nu2: float
+) -> np.ndarray:
+    """Covariance ``gamma2 I + nu2 M H M^T`` of the Kameleon proposal at ``y``.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the proposal is built.
+    history : numpy.ndarray of shape (n, d), or None
+        Subsample of the chain history. ``None`` or fewer than two rows give ``gamma2 I``
+        (a plain random walk).
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+    gamma2 : float
+        Variance of the isotropic exploration term (gamma squared).
+    nu2 : float
+        Scale of the kernel-informed term (nu squared).
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+    """
+    dim = y.shape[0]
+    cov = np.zeros((dim, dim))
+    if history is not None and history.shape[0] >= 2:
+        m = centered_gradient_matrix(y, history, kernel)
+        cov = m.T @ m
+        cov *= nu2
+    cov.flat[:: dim + 1] += gamma2
+    return cov

@@ -1,0 +1,348 @@
+"""Shared machinery for our adaptive Metropolis–Hastings step methods.
+
+:class:`AdaptiveMHStep` compiles the model's log-density (no gradients), caches the log-density
+of the current state so that each iteration evaluates it exactly once, runs a Metropolis–Hastings
+test with forward and reverse proposal densities, learns a log-scale by Robbins–Monro, and keeps
+every piece of per-chain state in a PyMC ``_state_class`` so that ``sampling_state`` round-trips
+are exact. Subclasses supply the proposal covariance and what they learn from the chain.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import field
+from typing import Any, ClassVar
+
+import numpy as np
+from pymc.util import get_random_generator
+from rich.progress import TextColumn
+from rich.table import Column
+from scipy.linalg import LinAlgError
+
+from pymc_kameleon._compat import (
+    ArrayStepShared,
+    Competence,
+    RaveledVars,
+    StepMethodState,
+    compile_pytensor,
+    continuous_types,
+    dataclass_state,
+    get_value_vars_from_user_vars,
+    join_nonshared_inputs,
+    make_shared_replacements,
+    modelcontext,
+)
+from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule, robbins_monro_update
+from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
+from pymc_kameleon.core.proposals import (
+    cholesky_with_jitter,
+    gaussian_log_pdf,
+    gaussian_log_pdf_of_noise,
+)
+
+__all__ = ["AdaptiveMHState", "AdaptiveMHStep"]
+
+
+@dataclass_state
+class AdaptiveMHState(StepMethodState):
+    """Per-chain state common to every adaptive MH step (see :class:`AdaptiveMHStep`)."""
+
+    tune: bool
+    iteration: int
+    x_current: np.ndarray | None
+    logp_current: float
+    shared_snapshot: list | None
+    scatter_current: np.ndarray | None
+    proposal_chol: np.ndarray | None
+    log_scale: float
+    scale_updates: int
+    n_invalid: int
+    dim: int = field(metadata={"frozen": True})
+
+
+class AdaptiveMHStep(ArrayStepShared):
+    """Base class: a joint Gaussian random-walk proposal whose covariance is learned.
+
+    The proposal at ``x`` is ``N(x, gamma^2 I + scale * S(x))``. Subclasses implement the
+    matrix :meth:`_scatter` ``S(x)``, :meth:`_learn`, :meth:`_untuned_log_scale` and
+    :meth:`_reset_adaptation`, set ``self.gamma``, and may extend the stats. ``S`` at the current
+    state and the Cholesky factor of the covariance are cached separately, so that a change of
+    scale alone costs one d x d Cholesky factorisation.
+    """
+
+    default_blocked = True
+    stats_dtypes_shapes: ClassVar[dict[str, tuple[Any, list]]] = {
+        "accept": (np.float64, []),
+        "accepted": (np.float64, []),
+        "scaling": (np.float64, []),
+        "model_logp": (np.float64, []),
+        "logp_evals": (np.int64, []),
+        "invalid_proposal": (bool, []),
+    }
+    _state_class = AdaptiveMHState
+    #: whether the proposal covariance is the same at every point (then log q terms cancel)
+    _symmetric: ClassVar[bool] = False
+    #: test hook: a negative control sets this to False to drop the Hastings term
+    _hastings_correction: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        vars=None,
+        *,
+        target_accept: float,
+        adaptation: Any,
+        learn_scale: bool,
+        model=None,
+        initial_point=None,
+        compile_kwargs: dict | None = None,
+        blocked: bool = True,
+        rng=None,
+    ) -> None:
+        model = modelcontext(model)
+        if initial_point is None:
+            initial_point = model.initial_point()
+        vars = _resolve_vars(vars, model, type(self).__name__)
+        target_accept = float(target_accept)
+        if not (0.0 < target_accept < 1.0) or not math.isfinite(target_accept):
+            raise ValueError(
+                f"`target_accept` must lie strictly between 0 and 1, got {target_accept!r} "
+                "(0.234 is optimal for random-walk proposals in moderate dimension)."
+            )
+        self.target_accept = target_accept
+        self.schedule: AdaptationSchedule = make_schedule(adaptation)
+        self.learn_scale = bool(learn_scale)
+
+        shared = make_shared_replacements(initial_point, vars, model)
+        [logp], raveled_input = join_nonshared_inputs(
+            point=initial_point, outputs=[model.logp()], inputs=vars, shared_inputs=shared
+        )
+        self._logp = compile_pytensor([raveled_input], logp, **(compile_kwargs or {}))
+        self._logp.trust_input = True
+        self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
+        self.tune = True
+        super().__init__(vars, shared, blocked=blocked, rng=rng)
+        self._reset_chain_state()
+
+    # ----------------------------------------------------------------------------------------
+    # hooks for subclasses
+    def _scatter(self, x: np.ndarray) -> np.ndarray:
+        """Unscaled, learned part ``S(x)`` of the proposal covariance at ``x`` (a new array)."""
+        raise NotImplementedError
+
+    def _learn(self, x: np.ndarray, accept_prob: float) -> bool:
+        """Learn from the new current state; return True if ``S`` changed."""
+        raise NotImplementedError
+
+    def _reset_adaptation(self) -> None:
+        """Reset subclass-specific adaptation state to its untuned value."""
+        raise NotImplementedError
+
+    def _untuned_log_scale(self) -> float:
+        """Log-scale at the start of a chain."""
+        raise NotImplementedError
+
+    def _scale_is_active(self) -> bool:
+        """Whether the learned scale currently affects the proposal."""
+        return True
+
+    def _extra_stats(self) -> dict[str, Any]:
+        """Subclass-specific stats for the current iteration."""
+        return {}
+
+    # ----------------------------------------------------------------------------------------
+    # chain life cycle
+    def _reset_chain_state(self) -> None:
+        """Put every piece of per-chain state back to its untuned value."""
+        self.iteration = 0
+        self.x_current = None
+        self.logp_current = math.nan
+        self.shared_snapshot = None
+        self.scatter_current = None
+        self.proposal_chol = None
+        self.log_scale = self._untuned_log_scale()
+        self.scale_updates = 0
+        self.n_invalid = 0
+        self._reset_adaptation()
+
+    def _start_chain(self, rng, tune: int | None = None) -> None:
+        self.rng = get_random_generator(rng, copy=False)
+        self.tune = True if tune is None else bool(tune)
+        self._reset_chain_state()
+
+    def set_rng(self, rng) -> None:
+        """Seed the step for a new chain and reset its per-chain state (PyMC 5)."""
+        self._start_chain(rng)
+
+    def setup_chain(self, rng, tune: int | None = None, draws: int | None = None) -> None:
+        """Seed the step for a new chain and reset its per-chain state (PyMC 6)."""
+        self._start_chain(rng, tune)
+
+    def reset_tuning(self) -> None:
+        """Forget everything learned (PyMC calls this before each sequential chain)."""
+        self._reset_chain_state()
+
+    # ----------------------------------------------------------------------------------------
+    # one iteration
+    @property
+    def scaling(self) -> float:
+        """The learned scale (``exp(log_scale)``)."""
+        return math.exp(self.log_scale)
+
+    def _adapting(self) -> bool:
+        return bool(self.tune) or self.schedule.adapts_after_tuning
+
+    def _shared_changed(self) -> bool:
+        if not self.shared:
+            return False
+        if self.shared_snapshot is None:
+            return True
+        return any(
+            not np.array_equal(var.get_value(borrow=True), old)
+            for var, old in zip(self.shared.values(), self.shared_snapshot, strict=True)
+        )
+
+    def _refresh_current(self, x0: np.ndarray) -> int:
+        """Recompute the cached log-density when the point or other steps' variables changed."""
+        if (
+            self.x_current is not None
+            and np.array_equal(x0, self.x_current)
+            and not self._shared_changed()
+        ):
+            return 0
+        self.x_current = np.array(x0, dtype=float, copy=True)
+        self.logp_current = float(self._logp(self.x_current))
+        if self.shared:
+            self.shared_snapshot = [
+                np.array(v.get_value(borrow=True), copy=True) for v in self.shared.values()
+            ]
+        self.scatter_current = None
+        self.proposal_chol = None
+        return 1
+
+    def _cholesky(self, scatter: np.ndarray) -> np.ndarray | None:
+        """Cholesky factor of ``gamma^2 I + scale * scatter``; None if that is impossible."""
+        cov = scatter * self.scaling
+        cov.flat[:: self.dim + 1] += self.gamma**2
+        try:
+            return cholesky_with_jitter(cov)
+        except LinAlgError:
+            return None
+
+    def _current_cholesky(self) -> np.ndarray:
+        if self.scatter_current is None:
+            self.scatter_current = self._scatter(self.x_current)
+            self.proposal_chol = None
+        if self.proposal_chol is None:
+            self.proposal_chol = self._cholesky(self.scatter_current)
+            if self.proposal_chol is None:
+                raise FloatingPointError(
+                    f"{type(self).__name__}: the proposal covariance at the current state is not "
+                    "finite and positive definite. Check that the model's variables are on a "
+                    "sensible scale, or increase `gamma`."
+                )
+        return self.proposal_chol
+
+    def astep(self, q0: RaveledVars) -> tuple[RaveledVars, list[dict[str, Any]]]:
+        """Propose, accept or reject, learn; exactly one new log-density evaluation."""
+        logp_evals = self._refresh_current(q0.data)
+        x = self.x_current
+        chol = self._current_cholesky()
+        noise = self.rng.standard_normal(self.dim)
+        x_new = x + chol @ noise
+        logp_new = float(self._logp(x_new))
+        logp_evals += 1
+        scatter_new, chol_new = (self.scatter_current, chol) if self._symmetric else (None, None)
+        log_q_reverse = log_q_forward = 0.0
+        valid = math.isfinite(logp_new)
+        if valid and not self._symmetric:
+            scatter_new = self._scatter(x_new)
+            chol_new = self._cholesky(scatter_new)
+            if chol_new is None:
+                valid = False
+            elif self._hastings_correction:
+                log_q_forward = gaussian_log_pdf_of_noise(noise, chol)
+                log_q_reverse = gaussian_log_pdf(x, x_new, chol_new)
+        log_ratio = mh_log_ratio(
+            logp_new if valid else -math.inf, self.logp_current, log_q_reverse, log_q_forward
+        )
+        decision = mh_decide(log_ratio, self.rng)
+        if not valid:
+            self.n_invalid += 1
+        if decision.accepted:
+            self.x_current, self.logp_current = x_new, logp_new
+            self.scatter_current, self.proposal_chol = scatter_new, chol_new
+        if self._adapting():
+            self._adapt(decision.accept_prob)
+        self.iteration += 1
+        stats = {
+            "accept": decision.accept_prob,
+            "accepted": float(decision.accepted),
+            "scaling": self.scaling,
+            "model_logp": self.logp_current,
+            "logp_evals": logp_evals,
+            "invalid_proposal": not valid,
+            **self._extra_stats(),
+        }
+        return RaveledVars(self.x_current, q0.point_map_info), [stats]
+
+    def _adapt(self, accept_prob: float) -> None:
+        if self._learn(self.x_current, accept_prob):
+            self.scatter_current = None
+            self.proposal_chol = None
+        if self.learn_scale and self._scale_is_active():
+            self.log_scale = robbins_monro_update(
+                self.log_scale, accept_prob, self.target_accept, self.scale_updates
+            )
+            self.scale_updates += 1
+            self.proposal_chol = None
+
+    # ----------------------------------------------------------------------------------------
+    # PyMC integration
+    @staticmethod
+    def competence(var, has_grad):
+        """COMPATIBLE with continuous variables, INCOMPATIBLE with discrete ones.
+
+        Never auto-assigned ahead of NUTS; pass the step explicitly to use it.
+        """
+        if var.dtype in continuous_types:
+            return Competence.COMPATIBLE
+        return Competence.INCOMPATIBLE
+
+    @staticmethod
+    def _progressbar_config(n_chains: int = 1):
+        columns = [
+            TextColumn("{task.fields[accept_rate]:0.2f}", table_column=Column("Accept Rate")),
+            TextColumn("{task.fields[scaling]:0.3g}", table_column=Column("Scaling")),
+        ]
+        stats = {"accept_rate": [0.0] * n_chains, "scaling": [0.0] * n_chains}
+        return columns, stats
+
+    @staticmethod
+    def _make_progressbar_update_functions():
+        def update_stats(step_stats):
+            return {"accept_rate": step_stats["accept"], "scaling": step_stats["scaling"]}
+
+        return (update_stats,)
+
+
+def _resolve_vars(vars, model, step_name: str) -> list:
+    """Map user variables to value variables and refuse discrete ones."""
+    if vars is None:
+        value_vars = list(model.continuous_value_vars)
+        if not value_vars:
+            raise ValueError(
+                f"{step_name}: the model has no continuous variables to sample. Use "
+                "pm.Metropolis, pm.BinaryGibbsMetropolis or pm.CategoricalGibbsMetropolis for "
+                "discrete variables."
+            )
+        return value_vars
+    value_vars = get_value_vars_from_user_vars(vars, model)
+    discrete = [v.name for v in value_vars if v.dtype not in continuous_types]
+    if discrete:
+        raise ValueError(
+            f"{step_name} samples continuous variables only, but was given the discrete "
+            f"variable(s) {discrete}. Assign those to pm.Metropolis, pm.BinaryGibbsMetropolis "
+            "or pm.CategoricalGibbsMetropolis, e.g. step=[KameleonStep([continuous vars]), "
+            "pm.Metropolis([discrete vars])], or leave them out and let PyMC assign them."
+        )
+    return value_vars

@@ -1,0 +1,274 @@
+"""KameleonStep: Kernel Adaptive Metropolis–Hastings (MCMC Kameleon) as a PyMC step method."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from pymc_kameleon._compat import dataclass_state
+from pymc_kameleon.core.adaptation import optimal_rw_scale
+from pymc_kameleon.core.history import ChainHistory
+from pymc_kameleon.core.kernels import Kernel, make_kernel, median_bandwidth
+from pymc_kameleon.core.proposals import centered_gradient_matrix, kameleon_covariance
+from pymc_kameleon.step_methods.base import AdaptiveMHState, AdaptiveMHStep
+
+__all__ = ["KameleonState", "KameleonStep"]
+
+_MEDIAN_MAX_POINTS = 500
+
+
+@dataclass_state
+class KameleonState(AdaptiveMHState):
+    """Per-chain state of :class:`KameleonStep`."""
+
+    history: ChainHistory
+    z: np.ndarray | None
+    kernel: Kernel
+    next_bandwidth_update: int
+    capacity: int = field(metadata={"frozen": True})
+
+
+class KameleonStep(AdaptiveMHStep):
+    r"""Kernel Adaptive Metropolis–Hastings (MCMC Kameleon; Sejdinovic et al., 2014).
+
+    At the current state :math:`y` the proposal is
+    :math:`\mathcal N(y, \gamma^2 I + \nu^2 M_y H M_y^\top)`, where the columns of :math:`M_y`
+    are :math:`2\nabla_x k(x, z_i)|_{x=y}` for a uniform subsample :math:`z_1..z_n` of the
+    chain's own history and :math:`H` centres them. With a Gaussian kernel the proposal
+    stretches along the directions in which the posterior extends *near* :math:`y`, so it follows
+    curved (banana- or ring-shaped) posteriors that a single global covariance cannot. The
+    proposal depends on :math:`y`, so the Metropolis–Hastings test includes the reverse proposal
+    density, computed with the very parameters used for the forward draw.
+
+    Each iteration evaluates the model's log-density once, at the proposal. During warm-up the
+    history subsample :math:`z` is refreshed, the kernel bandwidth is re-estimated on a doubling
+    schedule and :math:`\log\nu^2` is learned by Robbins–Monro toward ``target_accept``; after
+    warm-up everything freezes (unless ``adaptation="vanishing"``), so the kept draws come from a
+    fixed, valid Metropolis–Hastings kernel.
+
+    Parameters
+    ----------
+    vars : list of PyMC variables, optional
+        Continuous variables to sample jointly; defaults to all continuous variables.
+    kernel : {"gaussian", "matern32", "matern52", "linear"} or Kernel, default "gaussian"
+        Kernel whose gradients shape the proposal. Bandwidths are length scales: the Gaussian
+        kernel is :math:`\exp(-\|x-z\|^2 / (2\sigma^2))`. ``"linear"`` gives a state-independent
+        covariance :math:`\gamma^2 I + 4\nu^2 Z^\top H Z`, i.e. adaptive Metropolis.
+    n_history : int, default 1000
+        Size :math:`n` of the history subsample used to build the proposal. Cost per iteration is
+        :math:`O(n d^2)`.
+    gamma : float, default 0.2
+        Standard deviation of the isotropic exploration term :math:`\gamma^2 I` (in the units of
+        the sampled, possibly transformed, variables). It keeps the proposal non-degenerate.
+    nu2 : float, optional
+        Initial :math:`\nu^2`. By default it is set when the proposal first uses the history so
+        that the kernel term has the trace of :math:`2.38^2/d` times the history covariance.
+    target_accept : float, default 0.234
+        Acceptance probability that :math:`\nu^2` is tuned toward.
+    bandwidth : "median" or float, default "median"
+        Kernel length scale. ``"median"`` uses the median pairwise distance of the history
+        subsample divided by :math:`\sqrt 2`, re-estimated at iterations ``adapt_start``,
+        ``2 * adapt_start``, ``4 * adapt_start``, ... during warm-up.
+    adaptation : {"tune", "vanishing"}, AdaptationSchedule or callable, default "tune"
+        ``"tune"`` refreshes the history subsample at every warm-up iteration and freezes
+        afterwards. ``"vanishing"`` keeps adapting after warm-up with probability
+        :math:`p_t = (t+1)^{-1/2}`, and keeps learning :math:`\nu^2`; a callable
+        ``fn(iteration, tuning) -> p`` gives a custom schedule.
+    adapt_start : int, default 100
+        Number of iterations of plain random walk :math:`\mathcal N(y, \gamma^2 I)` before the
+        history is used.
+    discard_fraction : float, default 0.5
+        When refreshing at iteration :math:`t`, only states recorded after iteration
+        ``discard_fraction * t`` are eligible, so that the start of warm-up is forgotten.
+    history_capacity : int, optional
+        Number of past states kept in memory (a uniform reservoir over the whole history);
+        defaults to ``5 * n_history``. Memory is bounded whatever the number of draws.
+    learn_scale : bool, default True
+        Learn :math:`\nu^2` (KAMH-LS). With False, :math:`\nu^2` stays at its initial value.
+    model, initial_point, compile_kwargs, blocked, rng
+        As for PyMC's own step methods. ``compile_kwargs`` (e.g. ``{"mode": "NUMBA"}``) is passed
+        to the log-density compilation.
+
+    Notes
+    -----
+    Sampler statistics: ``accept`` (min(1, MH ratio)), ``accepted`` (0.0/1.0), ``scaling``
+    (:math:`\nu^2`), ``bandwidth``, ``n_history`` (rows of :math:`z` in use), ``model_logp``,
+    ``logp_evals`` (log-density evaluations this iteration) and ``invalid_proposal`` (the proposal
+    had a NaN/-inf log-density and was rejected).
+
+    References
+    ----------
+    .. [1] Sejdinovic, D., Strathmann, H., Lomeli, M. G., Andrieu, C., Gretton, A. (2014).
+       Kernel Adaptive Metropolis-Hastings. ICML.
+    .. [2] Andrieu, C., Thoms, J. (2008). A tutorial on adaptive MCMC. Statistics and Computing.
+    """
+
+    name = "kameleon"
+    stats_dtypes_shapes: ClassVar[dict[str, tuple[Any, list]]] = {
+        **AdaptiveMHStep.stats_dtypes_shapes,
+        "bandwidth": (np.float64, []),
+        "n_history": (np.int64, []),
+    }
+    _state_class = KameleonState
+
+    def __init__(
+        self,
+        vars=None,
+        *,
+        kernel: str | Kernel = "gaussian",
+        n_history: int = 1000,
+        gamma: float = 0.2,
+        nu2: float | None = None,
+        target_accept: float = 0.234,
+        bandwidth: str | float = "median",
+        adaptation: Any = "tune",
+        adapt_start: int = 100,
+        discard_fraction: float = 0.5,
+        history_capacity: int | None = None,
+        learn_scale: bool = True,
+        model=None,
+        initial_point=None,
+        compile_kwargs: dict | None = None,
+        blocked: bool = True,
+        rng=None,
+    ) -> None:
+        self.n_history = _check_int("n_history", n_history, minimum=2)
+        self.gamma = _check_positive("gamma", gamma)
+        self.adapt_start = _check_int("adapt_start", adapt_start, minimum=0)
+        self.capacity = _check_int(
+            "history_capacity",
+            5 * self.n_history if history_capacity is None else history_capacity,
+            minimum=self.n_history,
+        )
+        if not (0.0 <= float(discard_fraction) < 1.0):
+            raise ValueError(f"`discard_fraction` must lie in [0, 1), got {discard_fraction!r}.")
+        self.discard_fraction = float(discard_fraction)
+        self._base_kernel, self._median_bandwidth = _parse_kernel(kernel, bandwidth)
+        self._auto_nu2 = nu2 is None
+        self._initial_nu2 = 1.0 if nu2 is None else _check_positive("nu2", nu2)
+        super().__init__(
+            vars,
+            target_accept=target_accept,
+            adaptation=adaptation,
+            learn_scale=learn_scale,
+            model=model,
+            initial_point=initial_point,
+            compile_kwargs=compile_kwargs,
+            blocked=blocked,
+            rng=rng,
+        )
+
+    # ---------------------------------------------------------------------------------------
+    def _reset_adaptation(self) -> None:
+        self.history = ChainHistory(self.dim, self.capacity)
+        self.z = None
+        self.kernel = self._base_kernel
+        self.next_bandwidth_update = self.adapt_start
+
+    def _untuned_log_scale(self) -> float:
+        return math.log(self._initial_nu2)
+
+    def _scale_is_active(self) -> bool:
+        return self.z is not None
+
+    def _scatter(self, x: np.ndarray) -> np.ndarray:
+        # M H M^T at x: kameleon_covariance with gamma = 0 and nu^2 = 1
+        return kameleon_covariance(x, self.z, self.kernel, 0.0, 1.0)
+
+    def _learn(self, x: np.ndarray, accept_prob: float) -> bool:
+        t = self.iteration
+        self.history.record(x, t, self.rng)
+        if self.history.n_seen < max(self.adapt_start, 2):
+            return False
+        p = self.schedule.probability(t, bool(self.tune))
+        if p <= 0.0 or (p < 1.0 and self.rng.random() >= p):
+            return False
+        self._refresh_subsample(x, t)
+        return True
+
+    def _refresh_subsample(self, x: np.ndarray, t: int) -> None:
+        """Draw a new history subsample; re-estimate the bandwidth when it is due."""
+        since = int(self.discard_fraction * t)
+        if self.history.count_since(since) < 2:
+            since = 0
+        first = self.z is None
+        new_z = self.history.subsample(self.n_history, self.rng, since=since)
+        bandwidth_due = self._median_bandwidth and t >= self.next_bandwidth_update
+        old_trace = None if first or not bandwidth_due else _kernel_trace(x, self.z, self.kernel)
+        self.z = new_z
+        if bandwidth_due:
+            self._update_bandwidth(t)
+        if first and self._auto_nu2:
+            target = optimal_rw_scale(self.dim) * float(np.trace(np.atleast_2d(np.cov(new_z.T))))
+            self._match_trace(x, target)
+        elif old_trace is not None:
+            self._match_trace(x, old_trace)
+
+    def _update_bandwidth(self, t: int) -> None:
+        try:
+            bandwidth = median_bandwidth(self.z, max_points=_MEDIAN_MAX_POINTS, rng=self.rng)
+        except ValueError:  # all history points identical: keep the previous bandwidth
+            return
+        self.kernel = self.kernel.with_bandwidth(bandwidth)
+        self.next_bandwidth_update = max(2 * t, t + 1)
+
+    def _match_trace(self, x: np.ndarray, target_trace: float) -> None:
+        """Rescale nu^2 so that the kernel term at ``x`` has the given trace."""
+        current = _kernel_trace(x, self.z, self.kernel)
+        if current > 0.0 and math.isfinite(current) and target_trace > 0.0:
+            self.log_scale = math.log(target_trace / current)
+
+    def _extra_stats(self) -> dict[str, Any]:
+        return {
+            "bandwidth": float(getattr(self.kernel, "bandwidth", math.nan)),
+            "n_history": 0 if self.z is None else int(self.z.shape[0]),
+        }
+
+
+def _kernel_trace(x: np.ndarray, z: np.ndarray, kernel: Kernel) -> float:
+    """Trace of ``M H M^T`` at ``x`` (the kernel term of the covariance without nu^2)."""
+    m = centered_gradient_matrix(x, z, kernel)
+    return float(np.einsum("ij,ij->", m, m))
+
+
+def _parse_kernel(kernel: str | Kernel, bandwidth: str | float) -> tuple[Kernel, bool]:
+    """Validate ``kernel`` and ``bandwidth``; return the kernel and whether to use the median."""
+    if isinstance(bandwidth, str):
+        if bandwidth != "median":
+            raise ValueError(
+                f"`bandwidth` must be 'median' or a positive finite float, got {bandwidth!r}."
+            )
+        use_median = True
+        value = None
+    else:
+        value = _check_positive("bandwidth", bandwidth)
+        use_median = False
+    if isinstance(kernel, Kernel):
+        base = kernel if value is None else kernel.with_bandwidth(value)
+    elif isinstance(kernel, str):
+        base = make_kernel(kernel, value)
+    else:
+        raise TypeError(
+            "`kernel` must be one of 'gaussian', 'matern32', 'matern52', 'linear' or a "
+            f"pymc_kameleon.core.Kernel instance, got {type(kernel).__name__}."
+        )
+    return base, use_median and getattr(base, "bandwidth", None) is not None
+
+
+def _check_positive(name: str, value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}.") from None
+    if isinstance(value, bool) or not math.isfinite(number) or number <= 0.0:
+        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}.")
+    return number
+
+
+def _check_int(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value!r}.")
+    return int(value)
