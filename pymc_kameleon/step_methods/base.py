@@ -56,6 +56,8 @@ class AdaptiveMHState(StepMethodState):
     proposal_chol: np.ndarray | None
     log_scale: float
     scale_updates: int
+    log_scale_weighted_sum: float
+    scale_weight_sum: float
     n_invalid: int
     dim: int = field(metadata={"frozen": True})
 
@@ -161,6 +163,8 @@ class AdaptiveMHStep(ArrayStepShared):
         self.proposal_chol = None
         self.log_scale = self._untuned_log_scale()
         self.scale_updates = 0
+        self.log_scale_weighted_sum = 0.0
+        self.scale_weight_sum = 0.0
         self.n_invalid = 0
         self._reset_adaptation()
 
@@ -176,6 +180,18 @@ class AdaptiveMHStep(ArrayStepShared):
     def setup_chain(self, rng, tune: int | None = None, draws: int | None = None) -> None:
         """Seed the step for a new chain and reset its per-chain state (PyMC 6)."""
         self._start_chain(rng, tune)
+
+    def stop_tuning(self) -> None:
+        """End warm-up: fix the scale at its weighted iterate average and freeze adaptation.
+
+        The Robbins–Monro iterate keeps fluctuating with where the chain happens to be; its
+        average over warm-up (weights growing linearly with the update count) is a steadier
+        value for the frozen kernel.
+        """
+        if self.tune and self.learn_scale and self.scale_weight_sum > 0.0:
+            self.log_scale = self.log_scale_weighted_sum / self.scale_weight_sum
+            self.proposal_chol = None
+        super().stop_tuning()
 
     def reset_tuning(self) -> None:
         """Forget everything learned (PyMC calls this before each sequential chain)."""
@@ -295,6 +311,9 @@ class AdaptiveMHStep(ArrayStepShared):
             )
             self.scale_updates += 1
             self.proposal_chol = None
+            # iterate average with weights growing linearly, so the end of warm-up dominates
+            self.log_scale_weighted_sum += self.scale_updates * self.log_scale
+            self.scale_weight_sum += self.scale_updates
 
     # ----------------------------------------------------------------------------------------
     # PyMC integration

@@ -1,0 +1,254 @@
+"""Sampler quality metrics used by the demo and the benchmarks.
+
+Effective sample sizes and R-hat come from ArviZ. Accuracy is scored with the chi-squared
+quantile error of the KAMH paper: samples mapped to standard normal coordinates should have
+squared norms that follow a chi-squared distribution with d degrees of freedom.
+
+Every function takes an ``InferenceData`` as returned by ``pm.sample`` and reads its groups
+with ``idata["group"]``, which also works for an ArviZ ``DataTree``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import arviz as az
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "DEFAULT_QUANTILES",
+    "EVALS_PER_ITERATION",
+    "chi2_quantile_error",
+    "chi2_quantile_fractions",
+    "count_logp_evals",
+    "ess_per_1000_evals",
+    "max_rhat",
+    "mean_acceptance",
+    "min_ess",
+    "posterior_array",
+]
+
+DEFAULT_QUANTILES = np.arange(1, 10) / 10
+"""The quantile levels 0.1, 0.2, ..., 0.9 used by the KAMH paper."""
+
+EVALS_PER_ITERATION = {"demetropolisz": 1}
+"""Fallback logp evaluations per iteration for steps that do not emit ``logp_evals``.
+
+``"metropolis"`` is handled separately: PyMC's Metropolis on a vector is Metropolis-within-Gibbs
+and evaluates the model at ``d`` new points per iteration.
+"""
+
+_LOGP_EVALS_STAT = "logp_evals"
+
+
+def chi2_quantile_fractions(
+    gaussianised_samples: np.ndarray, quantiles: np.ndarray = DEFAULT_QUANTILES
+) -> np.ndarray:
+    """Fraction of squared norms below each chi-squared quantile.
+
+    Parameters
+    ----------
+    gaussianised_samples : numpy.ndarray
+        Samples of shape ``(..., d)`` that should be N(0, I_d) distributed; all leading axes
+        (for example chain and draw) are pooled.
+    quantiles : numpy.ndarray, default ``DEFAULT_QUANTILES``
+        Quantile levels in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        For each level q, the fraction of samples whose squared norm lies below the
+        chi-squared_d q-quantile; this equals q in expectation for exact samples.
+    """
+    z = np.asarray(gaussianised_samples, dtype=float)
+    d = z.shape[-1]
+    sq_norms = np.sum(z.reshape(-1, d) ** 2, axis=1)
+    thresholds = stats.chi2.ppf(np.asarray(quantiles, dtype=float), df=d)
+    return np.mean(sq_norms[:, None] < thresholds[None, :], axis=0)
+
+
+def chi2_quantile_error(
+    gaussianised_samples: np.ndarray, quantiles: np.ndarray = DEFAULT_QUANTILES
+) -> float:
+    """Mean absolute chi-squared quantile error (the KAMH paper's accuracy metric).
+
+    Parameters
+    ----------
+    gaussianised_samples : numpy.ndarray
+        Samples of shape ``(..., d)`` that should be N(0, I_d) distributed.
+    quantiles : numpy.ndarray, default ``DEFAULT_QUANTILES``
+        Quantile levels in (0, 1).
+
+    Returns
+    -------
+    float
+        Mean over the levels q of ``|fraction below the chi-squared_d q-quantile - q|``.
+    """
+    fractions = chi2_quantile_fractions(gaussianised_samples, quantiles)
+    return float(np.mean(np.abs(fractions - np.asarray(quantiles, dtype=float))))
+
+
+def posterior_array(idata: Any, var_name: str, group: str = "posterior") -> np.ndarray:
+    """Samples of one variable as an array of shape ``(chain, draw, d)``.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or DataTree
+        Sampling output.
+    var_name : str
+        Name of a vector-valued variable.
+    group : str, default "posterior"
+        Group to read.
+
+    Returns
+    -------
+    numpy.ndarray
+        The draws; a scalar variable gets a trailing axis of length 1.
+    """
+    values = np.asarray(idata[group][var_name].values, dtype=float)
+    return values[..., None] if values.ndim == 2 else values
+
+
+def _n_iterations(stats_group: Any) -> int:
+    sizes = stats_group.sizes
+    return int(sizes["chain"] * sizes["draw"])
+
+
+def count_logp_evals(idata: Any, step_kind: str, d: int, group: str = "sample_stats") -> int:
+    """Total number of logp evaluations at new points, summed over chains and draws.
+
+    The ``logp_evals`` sampler statistic is used when present. Otherwise the count falls back
+    to ``d`` per iteration for ``"metropolis"`` (element-wise updates) and one per iteration
+    for ``"demetropolisz"``.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or DataTree
+        Sampling output.
+    step_kind : str
+        Step name used for the fallback, such as ``"metropolis"`` or ``"demetropolisz"``.
+    d : int
+        Dimension of the sampled vector.
+    group : str, default "sample_stats"
+        Statistics group; use ``"warmup_sample_stats"`` to count tuning evaluations.
+
+    Returns
+    -------
+    int
+        Number of logp evaluations.
+
+    Raises
+    ------
+    ValueError
+        If there is no ``logp_evals`` statistic and `step_kind` has no known fallback.
+    """
+    stats_group = idata[group]
+    if _LOGP_EVALS_STAT in stats_group:
+        return int(np.sum(stats_group[_LOGP_EVALS_STAT].values))
+    kind = step_kind.lower()
+    if kind == "metropolis":
+        per_iteration = d
+    elif kind in EVALS_PER_ITERATION:
+        per_iteration = EVALS_PER_ITERATION[kind]
+    else:
+        raise ValueError(
+            f"no '{_LOGP_EVALS_STAT}' statistic in '{group}' and no fallback for step "
+            f"kind '{step_kind}'"
+        )
+    return per_iteration * _n_iterations(stats_group)
+
+
+def min_ess(idata: Any, var_name: str, method: str = "bulk") -> float:
+    """Smallest effective sample size over the components of a variable.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or DataTree
+        Sampling output with a ``posterior`` group.
+    var_name : str
+        Variable name.
+    method : str, default "bulk"
+        Any method accepted by :func:`arviz.ess`, such as ``"bulk"``, ``"tail"`` or ``"mean"``.
+
+    Returns
+    -------
+    float
+        Minimum ESS, pooled over chains.
+    """
+    ess = az.ess(idata, var_names=[var_name], method=method)
+    return float(np.min(ess[var_name].values))
+
+
+def max_rhat(idata: Any, var_name: str) -> float:
+    """Largest rank-normalised split R-hat over the components of a variable.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or DataTree
+        Sampling output with a ``posterior`` group and at least two chains.
+    var_name : str
+        Variable name.
+
+    Returns
+    -------
+    float
+        Maximum R-hat.
+    """
+    rhat = az.rhat(idata, var_names=[var_name])
+    return float(np.max(rhat[var_name].values))
+
+
+def mean_acceptance(idata: Any, group: str = "sample_stats") -> float:
+    """Mean acceptance over chains and draws.
+
+    Uses the ``accepted`` statistic (accept indicator, or the fraction of accepted coordinate
+    updates for element-wise Metropolis); falls back to ``min(1, accept)``.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or DataTree
+        Sampling output.
+    group : str, default "sample_stats"
+        Statistics group.
+
+    Returns
+    -------
+    float
+        Mean acceptance, or NaN if neither statistic is present.
+    """
+    stats_group = idata[group]
+    if "accepted" in stats_group:
+        return float(np.mean(stats_group["accepted"].values.astype(float)))
+    if "accept" in stats_group:
+        return float(np.mean(np.minimum(stats_group["accept"].values, 1.0)))
+    return float("nan")
+
+
+def ess_per_1000_evals(
+    idata: Any, var_name: str, step_kind: str, d: int, method: str = "bulk"
+) -> float:
+    """Minimum ESS per 1000 draw-phase logp evaluations.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or DataTree
+        Sampling output.
+    var_name : str
+        Variable name.
+    step_kind : str
+        Step name for the evaluation-count fallback, see :func:`count_logp_evals`.
+    d : int
+        Dimension of the sampled vector.
+    method : str, default "bulk"
+        ESS method, see :func:`min_ess`.
+
+    Returns
+    -------
+    float
+        ``1000 * min_ess / evaluations``, or NaN if no evaluation was counted.
+    """
+    evals = count_logp_evals(idata, step_kind, d)
+    if evals == 0:
+        return float("nan")
+    return 1000.0 * min_ess(idata, var_name, method=method) / evals
