@@ -54,17 +54,32 @@ class AdaptationSchedule:
 
 @dataclass(frozen=True)
 class TuningOnly(AdaptationSchedule):
-    """Adapt at every warm-up iteration, then freeze (the default).
+    """Adapt during warm-up, then freeze (the default).
 
     After warm-up the proposal no longer changes, so the post-warm-up chain is an ordinary,
     time-homogeneous Metropolis–Hastings chain.
+
+    Parameters
+    ----------
+    probability_during_tuning : float, default 1.0
+        Probability of refreshing the proposal at each warm-up iteration, in (0, 1]. Values
+        below 1 make warm-up cheaper for proposals that are costly to rebuild.
     """
 
+    probability_during_tuning: float = 1.0
     adapts_after_tuning = False
 
+    def __post_init__(self) -> None:
+        """Check the probability."""
+        p = self.probability_during_tuning
+        if isinstance(p, bool) or not (0.0 < float(p) <= 1.0):
+            raise ValueError(
+                f"`probability_during_tuning` of TuningOnly must lie in (0, 1], got {p!r}."
+            )
+
     def probability(self, iteration: int, tuning: bool) -> float:
-        """Return 1 during warm-up and 0 afterwards."""
-        return 1.0 if tuning else 0.0
+        """Return ``probability_during_tuning`` during warm-up and 0 afterwards."""
+        return float(self.probability_during_tuning) if tuning else 0.0
 
 
 @dataclass(frozen=True)

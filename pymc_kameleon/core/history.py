@@ -97,8 +97,10 @@ class ChainHistory:
         """Number of stored states recorded at iteration ``since`` or later."""
         return int(np.count_nonzero(self.iterations[: self.size] >= since))
 
-    def subsample(self, n: int, rng: np.random.Generator, since: int = 0) -> np.ndarray:
-        """Uniform subsample, without replacement, of the stored states.
+    def subsample(
+        self, n: int, rng: np.random.Generator, since: int = 0, replace: bool = False
+    ) -> np.ndarray:
+        """Uniform subsample of the stored states.
 
         Parameters
         ----------
@@ -108,6 +110,10 @@ class ChainHistory:
             Source of randomness.
         since : int, default 0
             Only states recorded at iteration ``since`` or later are eligible.
+        replace : bool, default False
+            Draw with replacement (``n`` independent uniform picks; about five times cheaper for
+            large buffers, and what the KAMH authors did). Without replacement, all eligible
+            states are returned when there are fewer than ``n``.
 
         Returns
         -------
@@ -119,6 +125,8 @@ class ChainHistory:
             eligible = np.flatnonzero(self.iterations[:size] >= since)
         else:
             eligible = np.arange(size)
+        if replace and eligible.size > 0:
+            return self.values[eligible[rng.integers(0, eligible.size, size=n)]]
         if eligible.size > n:
             eligible = rng.choice(eligible, size=n, replace=False)
         return self.values[eligible]

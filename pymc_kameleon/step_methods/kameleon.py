@@ -58,8 +58,8 @@ class KameleonStep(AdaptiveMHStep):
         kernel is :math:`\exp(-\|x-z\|^2 / (2\sigma^2))`. ``"linear"`` gives a state-independent
         covariance :math:`\gamma^2 I + 4\nu^2 Z^\top H Z`, i.e. adaptive Metropolis.
     n_history : int, default 1000
-        Size :math:`n` of the history subsample used to build the proposal. Cost per iteration is
-        :math:`O(n d^2)`.
+        Size :math:`n` of the history subsample used to build the proposal, drawn uniformly
+        with replacement from the eligible history. Cost per iteration is :math:`O(n d^2)`.
     gamma : float, default 0.2
         Standard deviation of the isotropic exploration term :math:`\gamma^2 I` (in the units of
         the sampled, possibly transformed, variables). It keeps the proposal non-degenerate.
@@ -80,9 +80,11 @@ class KameleonStep(AdaptiveMHStep):
     adapt_start : int, default 100
         Number of iterations of plain random walk :math:`\mathcal N(y, \gamma^2 I)` before the
         history is used.
-    discard_fraction : float, default 0.5
+    discard_fraction : float, default 0.2
         When refreshing at iteration :math:`t`, only states recorded after iteration
-        ``discard_fraction * t`` are eligible, so that the start of warm-up is forgotten.
+        ``discard_fraction * t`` are eligible, so that the very start of warm-up is forgotten
+        (on the 8-D banana, 0.2 and 0.0 mixed better than 0.5: early excursions into the tails
+        are worth keeping).
     history_capacity : int, optional
         Number of past states kept in memory (a uniform reservoir over the whole history);
         defaults to ``5 * n_history``. Memory is bounded whatever the number of draws.
@@ -126,7 +128,7 @@ class KameleonStep(AdaptiveMHStep):
         bandwidth: str | float = "median",
         adaptation: Any = "tune",
         adapt_start: int = 100,
-        discard_fraction: float = 0.5,
+        discard_fraction: float = 0.2,
         history_capacity: int | None = None,
         learn_scale: bool = True,
         model=None,
@@ -195,7 +197,7 @@ class KameleonStep(AdaptiveMHStep):
         if self.history.count_since(since) < 2:
             since = 0
         first = self.z is None
-        new_z = self.history.subsample(self.n_history, self.rng, since=since)
+        new_z = self.history.subsample(self.n_history, self.rng, since=since, replace=True)
         bandwidth_due = self._median_bandwidth and t >= self.next_bandwidth_update
         old_trace = None if first or not bandwidth_due else _kernel_trace(x, self.z, self.kernel)
         self.z = new_z

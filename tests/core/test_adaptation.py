@@ -248,3 +248,17 @@ def test_running_moments_equality_and_pickle():
     assert a != c
     with pytest.raises(TypeError):
         hash(a)
+
+
+def test_tuning_only_with_refresh_probability():
+    schedule = TuningOnly(0.25)
+    assert schedule.probability(10, tuning=True) == 0.25
+    assert schedule.probability(10, tuning=False) == 0.0
+    for bad in (0.0, -0.1, 1.5, True):
+        with pytest.raises(ValueError, match="probability_during_tuning"):
+            TuningOnly(bad)
+
+
+def test_make_schedule_rejects_a_class():
+    with pytest.raises(TypeError, match="instance"):
+        make_schedule(TuningOnly)

@@ -281,3 +281,24 @@ def test_pickle_and_deepcopy_roundtrip(roundtrip):
         hist.record(np.full(3, float(t)), iteration=t, rng=rng_a)
         clone.record(np.full(3, float(t)), iteration=t, rng=rng_b)
     assert clone == hist
+
+
+def test_subsample_with_replacement_is_uniform_over_eligible_states():
+    history = ChainHistory(dim=1, capacity=100)
+    rng = np.random.default_rng(5)
+    for t in range(100):
+        history.record(np.array([float(t)]), t, rng)
+    picks = history.subsample(20_000, np.random.default_rng(6), since=60, replace=True)[:, 0]
+    assert picks.shape == (20_000,)
+    assert picks.min() >= 60
+    counts = np.bincount(picks.astype(int) - 60, minlength=40)
+    expected = 20_000 / 40
+    # every eligible state is drawn, each about equally often (5 binomial SEs)
+    assert np.all(np.abs(counts - expected) < 5 * np.sqrt(expected))
+
+
+def test_subsample_with_replacement_from_empty_selection_is_empty():
+    history = ChainHistory(dim=2, capacity=10)
+    rng = np.random.default_rng(0)
+    history.record(np.zeros(2), 0, rng)
+    assert history.subsample(5, rng, since=3, replace=True).shape == (0, 2)
