@@ -126,10 +126,12 @@ class ChainHistory:
         else:
             eligible = np.arange(size)
         if replace and eligible.size > 0:
-            return self.values[eligible[rng.integers(0, eligible.size, size=n)]]
+            # floor(U * m) is uniform on {0..m-1} and twice as fast as rng.integers here
+            picks = (rng.random(n) * eligible.size).astype(np.intp)
+            return np.take(self.values, eligible[picks], axis=0)
         if eligible.size > n:
             eligible = rng.choice(eligible, size=n, replace=False)
-        return self.values[eligible]
+        return np.take(self.values, eligible, axis=0)
 
     def __eq__(self, other: object) -> bool:
         """Compare the recorded content (used by PyMC's sampling-state machinery)."""

@@ -225,7 +225,7 @@ class AdaptiveMHStep(ArrayStepShared):
             and not self._shared_changed()
         ):
             return 0
-        self.x_current = np.array(x0, dtype=float, copy=True)
+        self.x_current = np.array(x0, copy=True)
         self.logp_current = float(self._logp(self.x_current))
         if self.shared:
             self.shared_snapshot = [
@@ -264,7 +264,8 @@ class AdaptiveMHStep(ArrayStepShared):
         x = self.x_current
         chol = self._current_cholesky()
         noise = self.rng.standard_normal(self.dim)
-        x_new = x + chol @ noise
+        # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts its input
+        x_new = (x + chol @ noise).astype(x.dtype, copy=False)
         logp_new = float(self._logp(x_new))
         logp_evals += 1
         scatter_new, chol_new = (self.scatter_current, chol) if self._symmetric else (None, None)

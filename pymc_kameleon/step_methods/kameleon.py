@@ -194,10 +194,10 @@ class KameleonStep(AdaptiveMHStep):
     def _refresh_subsample(self, x: np.ndarray, t: int) -> None:
         """Draw a new history subsample; re-estimate the bandwidth when it is due."""
         since = int(self.discard_fraction * t)
-        if self.history.count_since(since) < 2:
-            since = 0
-        first = self.z is None
         new_z = self.history.subsample(self.n_history, self.rng, since=since, replace=True)
+        if new_z.shape[0] == 0:  # cannot happen while the current state is recorded; be safe
+            new_z = self.history.subsample(self.n_history, self.rng, replace=True)
+        first = self.z is None
         bandwidth_due = self._median_bandwidth and t >= self.next_bandwidth_update
         old_trace = None if first or not bandwidth_due else _kernel_trace(x, self.z, self.kernel)
         self.z = new_z
