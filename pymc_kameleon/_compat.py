@@ -5,13 +5,11 @@
   ``_start_chain`` method.
 - PyMC 6 deprecates root-namespace access such as ``pm.STEP_METHODS`` or
   ``pm.join_nonshared_inputs``; everything here is imported from its submodule.
-- PyMC 6 returns an ``xarray.DataTree`` instead of ``arviz.InferenceData``; use
-  :func:`get_group` to read a group from either.
+- PyMC 6 returns an ``xarray.DataTree`` instead of ``arviz.InferenceData``; the package reads
+  results only as ``idata["posterior"]`` / ``idata["sample_stats"]``, which work on both.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import pymc
 from pymc.blocking import RaveledVars
@@ -33,7 +31,6 @@ __all__ = [
     "compile_pytensor",
     "continuous_types",
     "dataclass_state",
-    "get_group",
     "get_value_vars_from_user_vars",
     "join_nonshared_inputs",
     "make_shared_replacements",
@@ -42,7 +39,3 @@ __all__ = [
 
 PYMC_MAJOR = int(pymc.__version__.split(".")[0])
 
-
-def get_group(idata: Any, group: str) -> Any:
-    """Return a group (``"posterior"``, ``"sample_stats"``, ...) of InferenceData or DataTree."""
-    return idata[group]

@@ -10,6 +10,7 @@ from pymc_kameleon.core.adaptation import (
     optimal_rw_scale,
     robbins_monro_update,
 )
+from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.kernels import (
     KERNELS,
@@ -19,8 +20,6 @@ from pymc_kameleon.core.kernels import (
     Matern32Kernel,
     Matern52Kernel,
     make_kernel,
-    median_bandwidth,
-    median_heuristic,
 )
 from pymc_kameleon.core.mh import MHDecision, accept_probability, mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import (
@@ -53,7 +52,6 @@ __all__ = [
     "kameleon_gradient_matrix",
     "make_kernel",
     "make_schedule",
-    "median_bandwidth",
     "median_heuristic",
     "mh_decide",
     "mh_log_ratio",

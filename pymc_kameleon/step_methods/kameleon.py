@@ -10,8 +10,9 @@ import numpy as np
 
 from pymc_kameleon._compat import dataclass_state
 from pymc_kameleon.core.adaptation import optimal_rw_scale
+from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.history import ChainHistory
-from pymc_kameleon.core.kernels import Kernel, make_kernel, median_heuristic
+from pymc_kameleon.core.kernels import Kernel, make_kernel
 from pymc_kameleon.core.proposals import centered_gradient_matrix, kameleon_covariance
 from pymc_kameleon.step_methods.base import AdaptiveMHState, AdaptiveMHStep
 
