@@ -218,9 +218,15 @@ def test_scaling_tunes_then_freezes(sampled):
         assert np.all(post[c] == post[c, 0]), "scaling must be frozen after warm-up"
         assert np.all(np.isfinite(post[c])) and post[c, 0] > 0
         # stop_tuning freezes the scale at the warm-up iterate average of log(scale), with
-        # weights 1, 2, ..., K over the K warm-up iterations that updated the scale
+        # weight k for the k-th scale update; KameleonStep restarts the average whenever the
+        # bandwidth changes (nu^2 is rescaled then), so only updates since the last change count
         log_iterates = np.log(warm[c][updated[c]])
         weights = np.arange(1, log_iterates.size + 1)
+        if step_cls is KameleonStep:
+            bw = idata.warmup_sample_stats["bandwidth"].values[c][updated[c]]
+            changes = np.flatnonzero(bw[1:] != bw[:-1]) + 1
+            start = changes[-1] if changes.size else 0
+            log_iterates, weights = log_iterates[start:], weights[start:]
         expected = math.exp(np.sum(weights * log_iterates) / np.sum(weights))
         assert math.isclose(post[c, 0], expected, rel_tol=1e-9), (post[c, 0], expected)
     if step_cls is KameleonStep:

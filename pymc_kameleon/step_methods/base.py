@@ -316,6 +316,11 @@ class AdaptiveMHStep(ArrayStepShared):
             self.log_scale_weighted_sum += self.scale_updates * self.log_scale
             self.scale_weight_sum += self.scale_updates
 
+    def _restart_scale_average(self) -> None:
+        """Forget the scale's iterate average (call when the meaning of the scale changed)."""
+        self.log_scale_weighted_sum = 0.0
+        self.scale_weight_sum = 0.0
+
     # ----------------------------------------------------------------------------------------
     # PyMC integration
     @staticmethod

@@ -222,10 +222,15 @@ class KameleonStep(AdaptiveMHStep):
         self.next_bandwidth_update = max(2 * t, t + 1)
 
     def _match_trace(self, x: np.ndarray, target_trace: float) -> None:
-        """Rescale nu^2 so that the kernel term at ``x`` has the given trace."""
+        """Rescale nu^2 so that the kernel term at ``x`` has the given trace.
+
+        nu^2 then means something else than before (a new bandwidth changes the scale of
+        ``M H M^T``), so its warm-up average restarts.
+        """
         current = _kernel_trace(x, self.z, self.kernel)
         if current > 0.0 and math.isfinite(current) and target_trace > 0.0:
             self.log_scale = math.log(target_trace / current)
+            self._restart_scale_average()
 
     def _extra_stats(self) -> dict[str, Any]:
         return {
