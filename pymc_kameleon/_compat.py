@@ -1,5 +1,9 @@
 """The few places where PyMC 5 and PyMC 6 differ, kept in one module.
 
+- PyMC 5.18 is the oldest release supported: it introduced per-step random generators
+  (``set_rng``) and ``sampling_state``, which per-chain seeding and exact state round trips need.
+  Releases before 5.20 call the compile helper ``compile_pymc``.
+- PyMC releases that read a ``tune`` sampler stat get one (:data:`EMIT_TUNE_STAT`).
 - PyMC 5 starts a chain with ``BlockedStep.set_rng(rng)``; PyMC 6 replaced it with
   ``BlockedStep.setup_chain(rng, tune, draws)``. Our steps implement both and route them to one
   ``_start_chain`` method.
@@ -14,7 +18,11 @@ from __future__ import annotations
 import pymc
 from pymc.blocking import RaveledVars
 from pymc.model import modelcontext
-from pymc.pytensorf import compile as compile_pytensor
+
+try:
+    from pymc.pytensorf import compile as compile_pytensor
+except ImportError:  # pymc < 5.20 called it compile_pymc
+    from pymc.pytensorf import compile_pymc as compile_pytensor
 from pymc.pytensorf import join_nonshared_inputs, make_shared_replacements
 from pymc.step_methods.arraystep import ArrayStepShared
 from pymc.step_methods.compound import Competence, StepMethodState
@@ -23,6 +31,7 @@ from pymc.util import get_value_vars_from_user_vars
 from pymc.vartypes import continuous_types
 
 __all__ = [
+    "EMIT_TUNE_STAT",
     "PYMC_MAJOR",
     "ArrayStepShared",
     "Competence",
@@ -38,4 +47,9 @@ __all__ = [
 ]
 
 PYMC_MAJOR = int(pymc.__version__.split(".")[0])
+
+#: Older PyMC releases (at least 5.18-5.21) count warm-up draws from a ``tune`` stat of the first
+#: step whenever any step emits one (NUTS does), and fail with KeyError if the first step lacks
+#: it. Emit it exactly when PyMC's own Metropolis does in the installed release.
+EMIT_TUNE_STAT = "tune" in pymc.step_methods.metropolis.Metropolis.stats_dtypes_shapes
 

@@ -36,7 +36,11 @@ def banana_2d():
 def _expected_accept(step, state, point_x, logp_fn) -> float:
     """Replay one KAMH iteration from a saved state with the core functions."""
     rng = np.random.default_rng()
-    rng.bit_generator.state = state.rng.bit_generator_state
+    saved = state.rng  # a RandomGeneratorState (pymc >= 5.19) or a Generator (pymc 5.18)
+    if isinstance(saved, np.random.Generator):
+        rng.bit_generator.state = saved.bit_generator.state
+    else:
+        rng.bit_generator.state = saved.bit_generator_state
     gamma2, nu2 = step.gamma**2, math.exp(state.log_scale)
     cov_x = kameleon_covariance(point_x, state.z, state.kernel, gamma2, nu2)
     chol_x = cholesky_with_jitter(cov_x)

@@ -20,6 +20,7 @@ from rich.table import Column
 from scipy.linalg import LinAlgError
 
 from pymc_kameleon._compat import (
+    EMIT_TUNE_STAT,
     ArrayStepShared,
     Competence,
     RaveledVars,
@@ -80,6 +81,7 @@ class AdaptiveMHStep(ArrayStepShared):
         "model_logp": (np.float64, []),
         "logp_evals": (np.int64, []),
         "invalid_proposal": (bool, []),
+        **({"tune": (bool, [])} if EMIT_TUNE_STAT else {}),
     }
     _state_class = AdaptiveMHState
     #: whether the proposal covariance is the same at every point (then log q terms cancel)
@@ -300,6 +302,8 @@ class AdaptiveMHStep(ArrayStepShared):
             "invalid_proposal": not valid,
             **self._extra_stats(),
         }
+        if EMIT_TUNE_STAT:
+            stats["tune"] = bool(self.tune)
         return RaveledVars(self.x_current, q0.point_map_info), [stats]
 
     def _adapt(self, accept_prob: float) -> None:
