@@ -11,7 +11,7 @@ from pymc_kameleon.targets import banana_model
 
 if __name__ == "__main__":
     with banana_model(d=8, b=0.1, v=100.0):
-        idata = pm.sample(tune=20_000, draws=10_000, chains=4, step=KameleonStep(), random_seed=1)
+        idata = pm.sample(tune=40_000, draws=20_000, chains=4, step=KameleonStep(), random_seed=1)
     print(az.summary(idata, kind="diagnostics"))
     print("acceptance:", float(idata["sample_stats"]["accept"].mean()))
     az.plot_pair(idata, var_names=["x"], coords={"x_dim_0": [0, 1]}, kind="scatter")
