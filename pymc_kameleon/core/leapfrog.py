@@ -1,0 +1,310 @@
+"""Leapfrog integration, Gaussian momentum and the Hamiltonian accept ratio for Kernel HMC.
+
+Kernel HMC (Strathmann et al., 2015) integrates Hamilton's equations for
+
+    ``H(q, p) = -log pi(q) + 1/2 p^T M^{-1} p``
+
+with a *surrogate* gradient of ``log pi`` (a learned kernel score model) and then corrects with a
+Metropolis test that uses the *true* target log-density at the two trajectory end points only.
+The mass matrix ``M`` is diagonal here and is passed as its inverse diagonal ``inv_mass_diag``;
+``None`` means the identity.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "LeapfrogResult",
+    "draw_trajectory_length",
+    "hamiltonian_log_accept",
+    "kinetic_energy",
+    "leapfrog",
+    "sample_momentum",
+]
+
+GradFn = Callable[[np.ndarray], np.ndarray]
+
+
+class LeapfrogResult(NamedTuple):
+    """End point of a leapfrog trajectory.
+
+    Attributes
+    ----------
+    q : numpy.ndarray
+        Final position (the last finite-or-not position reached if the run stopped early).
+    p : numpy.ndarray
+        Final momentum, *not* flipped.
+    n_grad_evals : int
+        Number of calls made to the gradient function (``n_steps + 1`` for a full run).
+    finite : bool
+        ``False`` if a position, momentum or gradient became non-finite; the run then stopped
+        early and the caller should reject the proposal and record a divergence.
+    """
+
+    q: np.ndarray
+    p: np.ndarray
+    n_grad_evals: int
+    finite: bool
+
+
+def _inv_mass(inv_mass_diag: np.ndarray | None, dim: int) -> np.ndarray | None:
+    """Validate an inverse diagonal mass; ``None`` stays ``None`` (identity)."""
+    if inv_mass_diag is None:
+        return None
+    inv_mass = np.asarray(inv_mass_diag, dtype=float)
+    if inv_mass.shape != (dim,):
+        raise ValueError(f"inv_mass_diag must have shape ({dim},), got {inv_mass.shape}.")
+    if not np.all(np.isfinite(inv_mass)) or np.any(inv_mass <= 0):
+        raise ValueError("inv_mass_diag must contain finite, strictly positive values.")
+    return inv_mass
+
+
+def _velocity(p: np.ndarray, inv_mass: np.ndarray | None) -> np.ndarray:
+    """Return ``M^{-1} p``."""
+    return p if inv_mass is None else inv_mass * p
+
+
+def _all_finite(*arrays: np.ndarray) -> bool:
+    """Whether every entry of every array is finite."""
+    return all(bool(np.all(np.isfinite(a))) for a in arrays)
+
+
+def leapfrog(
+    q0: np.ndarray,
+    p0: np.ndarray,
+    grad_log_density: GradFn,
+    step_size: float,
+    n_steps: int,
+    inv_mass_diag: np.ndarray | None = None,
+) -> LeapfrogResult:
+    """Run ``n_steps`` velocity-Verlet (leapfrog) steps.
+
+    The scheme is a half momentum step, then ``n_steps`` position steps separated by full
+    momentum steps, then a final half momentum step. The gradient at the end of one step is
+    reused at the start of the next, so a full run costs ``n_steps + 1`` gradient calls.
+
+    The momentum is not flipped at the end. Because the Gaussian kinetic energy depends on ``p``
+    only through ``p^T M^{-1} p``, the accept ratio of :func:`hamiltonian_log_accept` is the
+    same with or without the flip; flip only if the reversed state itself is needed.
+
+    Parameters
+    ----------
+    q0 : numpy.ndarray, shape (d,)
+        Start position.
+    p0 : numpy.ndarray, shape (d,)
+        Start momentum.
+    grad_log_density : callable
+        ``grad_log_density(q) -> ndarray of shape (d,)``: gradient of ``log pi`` (true or
+        surrogate).
+    step_size : float
+        Leapfrog step size ``epsilon`` (> 0).
+    n_steps : int
+        Number of leapfrog steps ``L`` (>= 1).
+    inv_mass_diag : numpy.ndarray of shape (d,), optional
+        Diagonal of ``M^{-1}``; ``None`` for the identity.
+
+    Returns
+    -------
+    LeapfrogResult
+        ``(q, p, n_grad_evals, finite)``. With ``finite=False`` the loop stopped at the first
+        non-finite position, momentum or gradient.
+    """
+    q = np.array(q0, dtype=float, copy=True)
+    p = np.array(p0, dtype=float, copy=True)
+    if q.ndim != 1 or p.shape != q.shape:
+        raise ValueError(f"q0 and p0 must be 1-d of equal length, got {q.shape} and {p.shape}.")
+    if int(n_steps) != n_steps or n_steps < 1:
+        raise ValueError(f"n_steps must be an integer >= 1, got {n_steps!r}.")
+    if not (math.isfinite(step_size) and step_size > 0):
+        raise ValueError(f"step_size must be finite and > 0, got {step_size!r}.")
+    inv_mass = _inv_mass(inv_mass_diag, q.size)
+
+    # Overflow to inf is a divergence that the finiteness checks report; do not also warn.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _integrate(q, p, grad_log_density, float(step_size), int(n_steps), inv_mass)
+
+
+def _integrate(
+    q: np.ndarray,
+    p: np.ndarray,
+    grad_log_density: GradFn,
+    step_size: float,
+    n_steps: int,
+    inv_mass: np.ndarray | None,
+) -> LeapfrogResult:
+    """Leapfrog loop of :func:`leapfrog` on validated inputs (see there)."""
+    grad = np.asarray(grad_log_density(q), dtype=float)
+    n_evals = 1
+    if not _all_finite(q, p, grad):
+        return LeapfrogResult(q, p, n_evals, False)
+    p = p + 0.5 * step_size * grad
+    for step in range(n_steps):
+        q = q + step_size * _velocity(p, inv_mass)
+        if not _all_finite(q):
+            return LeapfrogResult(q, p, n_evals, False)
+        grad = np.asarray(grad_log_density(q), dtype=float)
+        n_evals += 1
+        if not _all_finite(grad):
+            return LeapfrogResult(q, p, n_evals, False)
+        last = step == n_steps - 1
+        p = p + (0.5 if last else 1.0) * step_size * grad
+        if not _all_finite(p):
+            return LeapfrogResult(q, p, n_evals, False)
+    return LeapfrogResult(q, p, n_evals, True)
+
+
+def kinetic_energy(p: np.ndarray, inv_mass_diag: np.ndarray | None = None) -> float:
+    """Gaussian kinetic energy ``1/2 p^T M^{-1} p`` (additive constants dropped).
+
+    Parameters
+    ----------
+    p : numpy.ndarray, shape (d,)
+        Momentum.
+    inv_mass_diag : numpy.ndarray of shape (d,), optional
+        Diagonal of ``M^{-1}``; ``None`` for the identity.
+
+    Returns
+    -------
+    float
+    """
+    p = np.asarray(p, dtype=float)
+    inv_mass = _inv_mass(inv_mass_diag, p.size)
+    return 0.5 * float(np.dot(p, _velocity(p, inv_mass)))
+
+
+def sample_momentum(
+    rng: np.random.Generator, dim: int, inv_mass_diag: np.ndarray | None = None
+) -> np.ndarray:
+    """Draw ``p ~ N(0, M)`` with diagonal ``M``, i.e. standard deviations ``1/sqrt(M^{-1})``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Random number generator.
+    dim : int
+        Dimension ``d``.
+    inv_mass_diag : numpy.ndarray of shape (d,), optional
+        Diagonal of ``M^{-1}``; ``None`` for the identity.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+    """
+    inv_mass = _inv_mass(inv_mass_diag, dim)
+    z = rng.standard_normal(dim)
+    return z if inv_mass is None else z / np.sqrt(inv_mass)
+
+
+def _check_n_steps_range(n_steps_range: tuple[int, int]) -> tuple[int, int]:
+    """Validate ``(L_min, L_max)``: integers with ``1 <= L_min <= L_max``."""
+    try:
+        low, high = n_steps_range
+        ok = int(low) == low and int(high) == high and 1 <= low <= high
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError(
+            "n_steps_range must be a pair of integers (L_min, L_max) with 1 <= L_min <= L_max, "
+            f"got {n_steps_range!r}."
+        )
+    return int(low), int(high)
+
+
+def _check_step_size_range(step_size_range: tuple[float, float]) -> tuple[float, float]:
+    """Validate ``(eps_min, eps_max)``: finite with ``0 < eps_min <= eps_max``."""
+    try:
+        low, high = (float(v) for v in step_size_range)
+        ok = math.isfinite(low) and math.isfinite(high) and 0.0 < low <= high
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(
+            "step_size_range must be a pair of finite floats (eps_min, eps_max) with "
+            f"0 < eps_min <= eps_max, got {step_size_range!r}."
+        )
+    return low, high
+
+
+def draw_trajectory_length(
+    rng: np.random.Generator,
+    n_steps_range: tuple[int, int],
+    step_size_range: tuple[float, float],
+) -> tuple[int, float]:
+    """Draw a random number of steps and step size for one trajectory.
+
+    ``L ~ UniformInt[L_min, L_max]`` (both ends included) and ``epsilon ~ U[eps_min, eps_max]``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Random number generator.
+    n_steps_range : tuple of int
+        ``(L_min, L_max)`` with ``1 <= L_min <= L_max``.
+    step_size_range : tuple of float
+        ``(eps_min, eps_max)``, finite, with ``0 < eps_min <= eps_max``.
+
+    Returns
+    -------
+    n_steps : int
+    step_size : float
+
+    Raises
+    ------
+    ValueError
+        If either range is invalid; the message names the offending argument.
+    """
+    l_min, l_max = _check_n_steps_range(n_steps_range)
+    e_min, e_max = _check_step_size_range(step_size_range)
+    n_steps = int(rng.integers(l_min, l_max, endpoint=True))
+    step_size = float(rng.uniform(e_min, e_max)) if e_max > e_min else e_min
+    return n_steps, step_size
+
+
+def hamiltonian_log_accept(
+    logp_new: float,
+    logp_current: float,
+    p_new: np.ndarray,
+    p_current: np.ndarray,
+    inv_mass_diag: np.ndarray | None = None,
+    *,
+    finite: bool = True,
+) -> float:
+    """Log acceptance ratio ``-H(q*, p*) + H(q, p)`` using the true target log-density.
+
+    ``H(q, p) = -log pi(q) + 1/2 p^T M^{-1} p``. Only the squared (scaled) norm of the momentum
+    enters, so whether ``p_new`` was flipped does not matter.
+
+    Parameters
+    ----------
+    logp_new, logp_current : float
+        True target log-densities at the proposal and at the current state.
+    p_new, p_current : numpy.ndarray, shape (d,)
+        Momentum at the end and at the start of the trajectory.
+    inv_mass_diag : numpy.ndarray of shape (d,), optional
+        Diagonal of ``M^{-1}``; ``None`` for the identity.
+    finite : bool, default True
+        The ``finite`` flag from :func:`leapfrog`; ``False`` forces ``-inf``.
+
+    Returns
+    -------
+    float
+        ``-inf`` if the trajectory was not finite, ``logp_new`` is NaN or ``-inf``, or ``p_new``
+        is not finite. ``+inf`` if the proposal is valid but ``logp_current`` is NaN or
+        ``-inf``, so that a chain started at an invalid point leaves it.
+    """
+    logp_new = float(logp_new)
+    logp_current = float(logp_current)
+    if not finite or math.isnan(logp_new) or logp_new == -math.inf:
+        return -math.inf
+    if not _all_finite(np.asarray(p_new, dtype=float)):
+        return -math.inf
+    if math.isnan(logp_current) or logp_current == -math.inf:
+        return math.inf
+    k_new = kinetic_energy(p_new, inv_mass_diag)
+    k_current = kinetic_energy(p_current, inv_mass_diag)
+    return (logp_new - k_new) - (logp_current - k_current)
