@@ -63,6 +63,7 @@ from pymc_kameleon.core._validation import (
     _check_positive,
     _check_samples,
 )
+from pymc_kameleon.core.kernels import GaussianKernel
 
 __all__ = [
     "lite_fit",
@@ -318,9 +319,7 @@ def lite_value(x: np.ndarray, Z: np.ndarray, alpha: np.ndarray, lengthscale: flo
     """
     Z = np.asarray(Z, dtype=np.float64)
     x = _check_point(x, Z.shape[1])
-    diff = Z - x
-    k = np.exp(-np.einsum("ij,ij->i", diff, diff) / _sigma(lengthscale))
-    return float(k @ alpha)
+    return float(GaussianKernel(lengthscale).value(x, Z) @ alpha)
 
 
 def lite_gradient(
@@ -349,6 +348,4 @@ def lite_gradient(
     """
     Z = np.asarray(Z, dtype=np.float64)
     x = _check_point(x, Z.shape[1])
-    diff = Z - x
-    weights = alpha * np.exp(-np.einsum("ij,ij->i", diff, diff) / _sigma(lengthscale))
-    return (weights @ diff) / (lengthscale * lengthscale)
+    return alpha @ GaussianKernel(lengthscale).grad(x, Z)
