@@ -41,29 +41,158 @@ from pymc_kameleon.core.proposals import (
     gaussian_log_pdf_of_noise,
 )
 
-__all__ = ["AdaptiveMHState", "AdaptiveMHStep"]
+__all__ = ["AdaptiveMHState", "AdaptiveMHStep", "GradientFreeState", "GradientFreeStep"]
 
 
 @dataclass_state
-class AdaptiveMHState(StepMethodState):
-    """Per-chain state common to every adaptive MH step (see :class:`AdaptiveMHStep`)."""
+class GradientFreeState(StepMethodState):
+    """Per-chain state common to all our steps (see :class:`GradientFreeStep`)."""
 
     tune: bool
     iteration: int
     x_current: np.ndarray | None
     logp_current: float
     shared_snapshot: list | None
+    n_invalid: int
+    dim: int = field(metadata={"frozen": True})
+
+
+@dataclass_state
+class AdaptiveMHState(GradientFreeState):
+    """Per-chain state common to every adaptive MH step (see :class:`AdaptiveMHStep`)."""
+
     scatter_current: np.ndarray | None
     proposal_chol: np.ndarray | None
     log_scale: float
     scale_updates: int
     log_scale_weighted_sum: float
     scale_weight_sum: float
-    n_invalid: int
-    dim: int = field(metadata={"frozen": True})
 
 
-class AdaptiveMHStep(ArrayStepShared):
+class GradientFreeStep(ArrayStepShared):
+    """Base class of every step in this package: a compiled log-density and its cache.
+
+    It compiles the model's log-density of the step's variables (no gradients), keeps the
+    log-density of the current state so that an iteration costs one new evaluation, recomputes it
+    only when the point or another step's variables changed, seeds and resets per-chain state at
+    the start of every chain (PyMC 5 ``set_rng``, PyMC 6 ``setup_chain``), and refuses discrete
+    variables. Subclasses implement :meth:`astep` and :meth:`_reset_chain_state`, and call
+    :meth:`_reset_common_state` from the latter.
+    """
+
+    default_blocked = True
+    _state_class = GradientFreeState
+
+    def __init__(
+        self,
+        vars=None,
+        *,
+        adaptation: Any,
+        model=None,
+        initial_point=None,
+        compile_kwargs: dict | None = None,
+        blocked: bool = True,
+        rng=None,
+    ) -> None:
+        model = modelcontext(model)
+        if initial_point is None:
+            initial_point = model.initial_point()
+        vars = _resolve_vars(vars, model, type(self).__name__)
+        self.schedule: AdaptationSchedule = make_schedule(adaptation)
+        shared = make_shared_replacements(initial_point, vars, model)
+        [logp], raveled_input = join_nonshared_inputs(
+            point=initial_point, outputs=[model.logp()], inputs=vars, shared_inputs=shared
+        )
+        self._logp = compile_pytensor([raveled_input], logp, **(compile_kwargs or {}))
+        self._logp.trust_input = True
+        self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
+        self.tune = True
+        super().__init__(vars, shared, blocked=blocked, rng=rng)
+        self._reset_chain_state()
+
+    # ----------------------------------------------------------------------------------------
+    # chain life cycle
+    def _reset_common_state(self) -> None:
+        """Forget the cached current state and the counters."""
+        self.iteration = 0
+        self.x_current = None
+        self.logp_current = math.nan
+        self.shared_snapshot = None
+        self.n_invalid = 0
+
+    def _reset_chain_state(self) -> None:
+        """Put every piece of per-chain state back to its untuned value."""
+        raise NotImplementedError
+
+    def _start_chain(self, rng, tune: int | None = None) -> None:
+        self.rng = get_random_generator(rng, copy=False)
+        self.tune = True if tune is None else bool(tune)
+        self._reset_chain_state()
+
+    def set_rng(self, rng) -> None:
+        """Seed the step for a new chain and reset its per-chain state (PyMC 5)."""
+        self._start_chain(rng)
+
+    def setup_chain(self, rng, tune: int | None = None, draws: int | None = None) -> None:
+        """Seed the step for a new chain and reset its per-chain state (PyMC 6)."""
+        self._start_chain(rng, tune)
+
+    def reset_tuning(self) -> None:
+        """Forget everything learned (PyMC calls this before each sequential chain)."""
+        self._reset_chain_state()
+
+    def _adapting(self) -> bool:
+        return bool(self.tune) or self.schedule.adapts_after_tuning
+
+    # ----------------------------------------------------------------------------------------
+    # the cached log-density of the current state
+    def _shared_changed(self) -> bool:
+        if not self.shared:
+            return False
+        if self.shared_snapshot is None:
+            return True
+        return any(
+            not np.array_equal(var.get_value(borrow=True), old)
+            for var, old in zip(self.shared.values(), self.shared_snapshot, strict=True)
+        )
+
+    def _on_new_current(self) -> None:
+        """Hook: the current state was replaced from outside (drop caches that depend on it)."""
+
+    def _refresh_current(self, x0: np.ndarray) -> int:
+        """Recompute the cached log-density when the point or other steps' variables changed.
+
+        Returns the number of log-density evaluations made (0 or 1).
+        """
+        if (
+            self.x_current is not None
+            and np.array_equal(x0, self.x_current)
+            and not self._shared_changed()
+        ):
+            return 0
+        self.x_current = np.array(x0, copy=True)
+        self.logp_current = float(self._logp(self.x_current))
+        if self.shared:
+            self.shared_snapshot = [
+                np.array(v.get_value(borrow=True), copy=True) for v in self.shared.values()
+            ]
+        self._on_new_current()
+        return 1
+
+    # ----------------------------------------------------------------------------------------
+    # PyMC integration
+    @staticmethod
+    def competence(var, has_grad):
+        """COMPATIBLE with continuous variables, INCOMPATIBLE with discrete ones.
+
+        Never auto-assigned ahead of NUTS; pass the step explicitly to use it.
+        """
+        if var.dtype in continuous_types:
+            return Competence.COMPATIBLE
+        return Competence.INCOMPATIBLE
+
+
+class AdaptiveMHStep(GradientFreeStep):
     """Base class: a joint Gaussian random-walk proposal whose covariance is learned.
 
     The proposal at ``x`` is ``N(x, gamma^2 I + scale * S(x))``. Subclasses implement the
@@ -73,7 +202,6 @@ class AdaptiveMHStep(ArrayStepShared):
     scale alone costs one d x d Cholesky factorisation.
     """
 
-    default_blocked = True
     stats_dtypes_shapes: ClassVar[dict[str, tuple[Any, list]]] = {
         "accept": (np.float64, []),
         "accepted": (np.float64, []),
@@ -102,10 +230,6 @@ class AdaptiveMHStep(ArrayStepShared):
         blocked: bool = True,
         rng=None,
     ) -> None:
-        model = modelcontext(model)
-        if initial_point is None:
-            initial_point = model.initial_point()
-        vars = _resolve_vars(vars, model, type(self).__name__)
         target_accept = float(target_accept)
         if not (0.0 < target_accept < 1.0) or not math.isfinite(target_accept):
             raise ValueError(
@@ -113,19 +237,16 @@ class AdaptiveMHStep(ArrayStepShared):
                 "(0.234 is optimal for random-walk proposals in moderate dimension)."
             )
         self.target_accept = target_accept
-        self.schedule: AdaptationSchedule = make_schedule(adaptation)
         self.learn_scale = bool(learn_scale)
-
-        shared = make_shared_replacements(initial_point, vars, model)
-        [logp], raveled_input = join_nonshared_inputs(
-            point=initial_point, outputs=[model.logp()], inputs=vars, shared_inputs=shared
+        super().__init__(
+            vars,
+            adaptation=adaptation,
+            model=model,
+            initial_point=initial_point,
+            compile_kwargs=compile_kwargs,
+            blocked=blocked,
+            rng=rng,
         )
-        self._logp = compile_pytensor([raveled_input], logp, **(compile_kwargs or {}))
-        self._logp.trust_input = True
-        self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
-        self.tune = True
-        super().__init__(vars, shared, blocked=blocked, rng=rng)
-        self._reset_chain_state()
 
     # ----------------------------------------------------------------------------------------
     # hooks for subclasses
@@ -157,31 +278,14 @@ class AdaptiveMHStep(ArrayStepShared):
     # chain life cycle
     def _reset_chain_state(self) -> None:
         """Put every piece of per-chain state back to its untuned value."""
-        self.iteration = 0
-        self.x_current = None
-        self.logp_current = math.nan
-        self.shared_snapshot = None
+        self._reset_common_state()
         self.scatter_current = None
         self.proposal_chol = None
         self.log_scale = self._untuned_log_scale()
         self.scale_updates = 0
         self.log_scale_weighted_sum = 0.0
         self.scale_weight_sum = 0.0
-        self.n_invalid = 0
         self._reset_adaptation()
-
-    def _start_chain(self, rng, tune: int | None = None) -> None:
-        self.rng = get_random_generator(rng, copy=False)
-        self.tune = True if tune is None else bool(tune)
-        self._reset_chain_state()
-
-    def set_rng(self, rng) -> None:
-        """Seed the step for a new chain and reset its per-chain state (PyMC 5)."""
-        self._start_chain(rng)
-
-    def setup_chain(self, rng, tune: int | None = None, draws: int | None = None) -> None:
-        """Seed the step for a new chain and reset its per-chain state (PyMC 6)."""
-        self._start_chain(rng, tune)
 
     def stop_tuning(self) -> None:
         """End warm-up: fix the scale at its weighted iterate average and freeze adaptation.
@@ -195,10 +299,6 @@ class AdaptiveMHStep(ArrayStepShared):
             self.proposal_chol = None
         super().stop_tuning()
 
-    def reset_tuning(self) -> None:
-        """Forget everything learned (PyMC calls this before each sequential chain)."""
-        self._reset_chain_state()
-
     # ----------------------------------------------------------------------------------------
     # one iteration
     @property
@@ -206,36 +306,9 @@ class AdaptiveMHStep(ArrayStepShared):
         """The learned scale (``exp(log_scale)``)."""
         return math.exp(self.log_scale)
 
-    def _adapting(self) -> bool:
-        return bool(self.tune) or self.schedule.adapts_after_tuning
-
-    def _shared_changed(self) -> bool:
-        if not self.shared:
-            return False
-        if self.shared_snapshot is None:
-            return True
-        return any(
-            not np.array_equal(var.get_value(borrow=True), old)
-            for var, old in zip(self.shared.values(), self.shared_snapshot, strict=True)
-        )
-
-    def _refresh_current(self, x0: np.ndarray) -> int:
-        """Recompute the cached log-density when the point or other steps' variables changed."""
-        if (
-            self.x_current is not None
-            and np.array_equal(x0, self.x_current)
-            and not self._shared_changed()
-        ):
-            return 0
-        self.x_current = np.array(x0, copy=True)
-        self.logp_current = float(self._logp(self.x_current))
-        if self.shared:
-            self.shared_snapshot = [
-                np.array(v.get_value(borrow=True), copy=True) for v in self.shared.values()
-            ]
+    def _on_new_current(self) -> None:
         self.scatter_current = None
         self.proposal_chol = None
-        return 1
 
     def _cholesky(self, scatter: np.ndarray) -> np.ndarray | None:
         """Cholesky factor of ``gamma^2 I + scale * scatter``; None if that is impossible."""
@@ -327,16 +400,6 @@ class AdaptiveMHStep(ArrayStepShared):
 
     # ----------------------------------------------------------------------------------------
     # PyMC integration
-    @staticmethod
-    def competence(var, has_grad):
-        """COMPATIBLE with continuous variables, INCOMPATIBLE with discrete ones.
-
-        Never auto-assigned ahead of NUTS; pass the step explicitly to use it.
-        """
-        if var.dtype in continuous_types:
-            return Competence.COMPATIBLE
-        return Competence.INCOMPATIBLE
-
     @staticmethod
     def _progressbar_config(n_chains: int = 1):
         columns = [
