@@ -260,4 +260,3 @@ class RunningMoments:
 def optimal_rw_scale(dim: int) -> float:
     """Return the Roberts–Gelman–Gilks optimal random-walk variance factor ``2.38**2 / dim``."""
     return 2.38**2 / dim
-

@@ -111,6 +111,8 @@ def select_lengthscale(
     n_folds: int = 5,
     rng: np.random.Generator | None = None,
     previous: float | None = None,
+    bounds: tuple[float, float] | None = None,
+    blocked: bool = False,
 ) -> float:
     """Length scale minimising the cross-validated score-matching objective on a grid.
 
@@ -136,6 +138,16 @@ def select_lengthscale(
         ``None`` uses ``default_rng(0)``.
     previous : float or None, optional
         Previously selected length scale for the narrow hot-start grid.
+    bounds : tuple of float, optional
+        ``(low, high)``: candidates are clipped into this interval, so that repeated hot starts
+        cannot drift without limit (on Gaussian data the objective keeps improving slowly as the
+        length scale grows, because the kernel expansion approaches a quadratic).
+
+    blocked : bool, default False
+        Use contiguous blocks of rows as folds instead of a random partition. Pass the rows of
+        a Markov chain in time order with ``blocked=True``: consecutive states are nearly equal,
+        so random folds leak training points into the held-out fold and the criterion then
+        favours length scales that are far too short.
 
     Returns
     -------
@@ -147,7 +159,14 @@ def select_lengthscale(
     if rng is None:
         rng = np.random.default_rng(0)
     candidates = _candidate_grid(Z, grid, previous, rng)
-    folds = _fold_indices(Z.shape[0], n_folds, rng)
+    if bounds is not None:
+        low, high = (_check_positive(b, "bounds") for b in bounds)
+        if low > high:
+            raise ValueError(f"bounds must satisfy low <= high, got {bounds!r}")
+        candidates = np.unique(np.clip(candidates, low, high))
+    folds = _fold_indices(Z.shape[0], n_folds, None if blocked else rng)
+    if blocked:
+        folds = np.array_split(np.arange(Z.shape[0]), len(folds))
     scores = [_cv_score(Z, folds, ell, lam) for ell in candidates]
     return float(candidates[int(np.nanargmin(scores))])
 

@@ -36,9 +36,7 @@ __all__ = [
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
-def cholesky_with_jitter(
-    cov: np.ndarray, jitter: float = 1e-10, max_tries: int = 10
-) -> np.ndarray:
+def cholesky_with_jitter(cov: np.ndarray, jitter: float = 1e-10, max_tries: int = 10) -> np.ndarray:
     """Lower Cholesky factor of a covariance, adding diagonal jitter if it is not quite PD.
 
     Parameters
@@ -70,8 +68,9 @@ def cholesky_with_jitter(
     eye = np.eye(cov.shape[0])
     for attempt in range(max_tries):
         try:
-            return cholesky(cov + jitter * 10.0**attempt * scale * eye, lower=True,
-                            check_finite=False)
+            return cholesky(
+                cov + jitter * 10.0**attempt * scale * eye, lower=True, check_finite=False
+            )
         except LinAlgError:
             continue
     raise LinAlgError("The proposal covariance is not positive definite, even with jitter.")

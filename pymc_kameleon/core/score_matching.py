@@ -53,6 +53,8 @@ scale is chosen by cross-validation (:mod:`pymc_kameleon.core.lengthscale_cv`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.linalg
 
@@ -66,6 +68,7 @@ from pymc_kameleon.core._validation import (
 from pymc_kameleon.core.kernels import GaussianKernel
 
 __all__ = [
+    "LiteSurrogate",
     "lite_fit",
     "lite_gradient",
     "lite_objective",
@@ -76,8 +79,6 @@ _MAX_JITTER_TRIES = 8
 
 
 # ----------------------------------------------------------------------------- validation
-
-
 
 
 # ----------------------------------------------------------------------------- building blocks
@@ -349,3 +350,91 @@ def lite_gradient(
     Z = np.asarray(Z, dtype=np.float64)
     x = _check_point(x, Z.shape[1])
     return alpha @ GaussianKernel(lengthscale).grad(x, Z)
+
+
+@dataclass(eq=False)
+class LiteSurrogate:
+    """A fitted lite surrogate ``f(x) = sum_i alpha_i k(z_i, x)``, cheap to differentiate.
+
+    Unlike :func:`lite_gradient`, :meth:`gradient` does not re-validate its inputs on every
+    call: it is the inner loop of a leapfrog trajectory.
+
+    Parameters
+    ----------
+    basis : numpy.ndarray, shape (n, d)
+        Basis points ``z``.
+    alpha : numpy.ndarray, shape (n,)
+        Weights.
+    lengthscale : float
+        Gaussian kernel length scale.
+    """
+
+    basis: np.ndarray
+    alpha: np.ndarray
+    lengthscale: float
+
+    @classmethod
+    def fit(cls, Z: np.ndarray, lengthscale: float, lam: float) -> LiteSurrogate:
+        """Fit the weights on ``Z`` with :func:`lite_fit` and return the surrogate.
+
+        Parameters
+        ----------
+        Z : numpy.ndarray, shape (n, d)
+            Samples (duplicates allowed), ``n >= 2``.
+        lengthscale : float
+            Gaussian kernel length scale (> 0).
+        lam : float
+            Ridge regularisation (>= 0).
+
+        Returns
+        -------
+        LiteSurrogate
+        """
+        Z = _check_samples(Z)
+        return cls(Z.copy(), lite_fit(Z, lengthscale, lam), float(lengthscale))
+
+    @property
+    def n_basis(self) -> int:
+        """Number of basis points ``n``."""
+        return int(self.basis.shape[0])
+
+    def gradient(self, x: np.ndarray) -> np.ndarray:
+        """``grad f(x) = sum_i alpha_i k(z_i, x) (z_i - x) / lengthscale**2``, ``O(n d)``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        numpy.ndarray, shape (d,)
+        """
+        diff = self.basis - x
+        inv_ell2 = 1.0 / (self.lengthscale * self.lengthscale)
+        weights = self.alpha * np.exp(-0.5 * inv_ell2 * np.einsum("ij,ij->i", diff, diff))
+        return (weights @ diff) * inv_ell2
+
+    def value(self, x: np.ndarray) -> float:
+        """Surrogate log-density ``f(x)`` (up to a constant).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        float
+        """
+        return lite_value(x, self.basis, self.alpha, self.lengthscale)
+
+    def __eq__(self, other: object) -> bool:
+        """Exact comparison of basis, weights and length scale."""
+        if not isinstance(other, LiteSurrogate):
+            return NotImplemented
+        return (
+            self.lengthscale == other.lengthscale
+            and np.array_equal(self.basis, other.basis)
+            and np.array_equal(self.alpha, other.alpha)
+        )
+
+    __hash__ = None  # type: ignore[assignment]

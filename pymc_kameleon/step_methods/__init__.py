@@ -2,5 +2,6 @@
 
 from pymc_kameleon.step_methods.adaptive_metropolis import AdaptiveMetropolis
 from pymc_kameleon.step_methods.kameleon import KameleonStep
+from pymc_kameleon.step_methods.kmc import KMCStep
 
-__all__ = ["AdaptiveMetropolis", "KameleonStep"]
+__all__ = ["AdaptiveMetropolis", "KMCStep", "KameleonStep"]

@@ -127,4 +127,3 @@ class AdaptiveMetropolis(AdaptiveMHStep):
 
     def _extra_stats(self) -> dict[str, Any]:
         return {"n_history": int(self.moments.count)}
-

@@ -178,3 +178,19 @@ def test_invalid_arguments(kwargs: dict, name: str) -> None:
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         FiniteScoreMatching.create(rng=np.random.default_rng(0), **args)
+
+
+def test_relative_ridge_is_one_state_units() -> None:
+    from pymc_kameleon.core.random_features import relative_ridge
+
+    rng = np.random.default_rng(3)
+    d, m, ell = 4, 400, 1.7
+    features = RandomFeatures.draw(d, m, ell, rng)
+    x = rng.standard_normal((200, d))
+    jac = features.feature_gradients(x)  # (n, d, m)
+    mean_diag = float(np.mean(np.sum(jac**2, axis=1)))  # average diagonal entry of C(x)
+    # the unit is the expected mean diagonal of one state's C(x), d / (m l^2), within MC error
+    assert relative_ridge(1.0, d, m, ell) == pytest.approx(mean_diag, rel=0.15)
+    assert relative_ridge(5.0, d, m, ell) == pytest.approx(5 * d / (m * ell**2))
+    with pytest.raises(ValueError, match="regularisation"):
+        relative_ridge(-1.0, d, m, ell)

@@ -146,3 +146,44 @@ def test_select_lengthscale_validates():
         select_lengthscale(Z, previous=0.0)
     with pytest.raises(ValueError, match="n_folds"):
         cross_validated_objective(Z, 1.0, 0.1, n_folds=1)
+
+
+def test_lite_surrogate_matches_functional_api():
+    from pymc_kameleon.core.score_matching import LiteSurrogate, lite_fit, lite_value
+
+    rng = np.random.default_rng(5)
+    Z = rng.standard_normal((40, 3))
+    surrogate = LiteSurrogate.fit(Z, 1.3, 0.5)
+    np.testing.assert_array_equal(surrogate.alpha, lite_fit(Z, 1.3, 0.5))
+    for x in rng.standard_normal((5, 3)):
+        np.testing.assert_allclose(
+            surrogate.gradient(x), lite_gradient(x, Z, surrogate.alpha, 1.3), rtol=1e-12
+        )
+        assert surrogate.value(x) == lite_value(x, Z, surrogate.alpha, 1.3)
+    assert surrogate.n_basis == 40
+    assert surrogate == LiteSurrogate.fit(Z, 1.3, 0.5)
+    assert surrogate != LiteSurrogate.fit(Z, 1.4, 0.5)
+
+
+def test_select_lengthscale_bounds_and_blocked_folds():
+    from pymc_kameleon.core.lengthscale_cv import select_lengthscale
+
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((120, 2))
+    # bounds clip every candidate: the choice lies inside them
+    chosen = select_lengthscale(Z, rng=np.random.default_rng(1), bounds=(0.9, 1.1))
+    assert 0.9 <= chosen <= 1.1
+    # hot starts cannot drift past the upper bound however often they are repeated
+    ell = 1.0
+    for _ in range(6):
+        ell = select_lengthscale(Z, rng=np.random.default_rng(2), previous=ell, bounds=(0.5, 3.0))
+    assert 0.5 <= ell <= 3.0
+    # a slowly moving chain: random folds leak neighbours into the held-out fold and favour a
+    # much shorter length scale than contiguous (blocked) folds do
+    walk = np.cumsum(0.05 * rng.standard_normal((200, 2)), axis=0)
+    grid = np.geomspace(0.02, 2.0, 9)
+    random_folds = select_lengthscale(walk, grid=grid, rng=np.random.default_rng(3))
+    blocked = select_lengthscale(walk, grid=grid, rng=np.random.default_rng(3), blocked=True)
+    assert blocked > random_folds
+    with pytest.raises(ValueError, match="bounds"):
+        select_lengthscale(Z, bounds=(2.0, 1.0))

@@ -1,0 +1,657 @@
+"""KMCStep: gradient-free Kernel Hamiltonian Monte Carlo (Strathmann et al., 2015) for PyMC."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import field
+from typing import Any, ClassVar
+
+import numpy as np
+from rich.progress import TextColumn
+from rich.table import Column
+from scipy.linalg import LinAlgError
+
+from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, dataclass_state
+from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale, robbins_monro_update
+from pymc_kameleon.core.bandwidth import median_heuristic
+from pymc_kameleon.core.history import ChainHistory
+from pymc_kameleon.core.leapfrog import (
+    _check_n_steps_range,
+    _check_step_size_range,
+    draw_trajectory_length,
+    hamiltonian_log_accept,
+    kinetic_energy,
+    leapfrog,
+    sample_momentum,
+)
+from pymc_kameleon.core.lengthscale_cv import select_lengthscale
+from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
+from pymc_kameleon.core.proposals import cholesky_with_jitter
+from pymc_kameleon.core.random_features import FiniteScoreMatching, relative_ridge
+from pymc_kameleon.core.score_matching import LiteSurrogate
+from pymc_kameleon.step_methods.base import GradientFreeState, GradientFreeStep
+
+__all__ = ["KMCState", "KMCStep"]
+
+ESTIMATORS = ("lite", "finite", "auto")
+MASS_OPTIONS = ("identity", "diagonal")
+#: PyMC's HMC threshold: an energy error above this marks a divergent trajectory
+MAX_ENERGY_ERROR = 1000.0
+#: points used for the median distance and the cross-validation of the length scale
+_CV_MAX_POINTS = 300
+_CV_FOLDS = 5
+#: the length scale may range from this fraction to this multiple of the median distance
+_LENGTHSCALE_BOUNDS = (0.5, 8.0)
+#: before the first fit the proposal is a random walk, tuned like one
+_RANDOM_WALK_TARGET = 0.234
+#: proposals needed before the surrogate scale is estimated, and its admissible range
+_CALIBRATION_MIN_COUNT = 20
+_SURROGATE_SCALE_BOUNDS = (0.01, 10.0)
+
+
+@dataclass_state
+class KMCState(GradientFreeState):
+    """Per-chain state of :class:`KMCStep`."""
+
+    history: ChainHistory
+    active_estimator: str
+    surrogate: Any
+    lengthscale: float
+    inv_mass_diag: np.ndarray | None
+    log_step_scale: float
+    step_updates: int
+    log_step_weighted_sum: float
+    step_weight_sum: float
+    n_learned: int
+    next_refit: int
+    n_divergent: int
+    surrogate_scale: float
+    calibration_sums: np.ndarray
+    explore_moments: RunningMoments
+    explore_log_scale: float
+    explore_updates: int
+    capacity: int = field(metadata={"frozen": True})
+
+
+class KMCStep(GradientFreeStep):
+    r"""Kernel Hamiltonian Monte Carlo: HMC on a surrogate gradient learned from the chain.
+
+    KMC (Strathmann, Sejdinovic, Livingstone, Szabo, Gretton, NeurIPS 2015) fits a kernel
+    exponential-family surrogate :math:`f \approx \log\pi` to the chain's own history by score
+    matching, which needs no gradient of the target. Each iteration draws a momentum
+    :math:`p \sim \mathcal N(0, M)`, runs :math:`L` leapfrog steps of size :math:`\epsilon` along
+    :math:`\nabla f`, and accepts the end point with the Metropolis test of the **true**
+    Hamiltonian :math:`H(q, p) = -\log\pi(q) + \tfrac12 p^\top M^{-1} p`. The leapfrog map of any
+    gradient field is volume-preserving and reversible, so the chain targets :math:`\pi` exactly
+    however poor the surrogate; a poor surrogate only lowers the acceptance rate. Cost: one
+    evaluation of the model's log-density per iteration (at the end point), plus :math:`L+1`
+    cheap surrogate gradients. Use it where gradients are unavailable (black-box likelihoods,
+    noisy likelihood estimates, simulators); where PyMC can differentiate the model, NUTS is
+    better.
+
+    Two surrogates are available, both with the Gaussian kernel
+    :math:`k(x, y) = \exp(-\|x-y\|^2 / (2\ell^2))` (:math:`\ell` a length scale):
+
+    * ``"lite"``: :math:`f(x) = \sum_i \alpha_i k(z_i, x)` on a uniform subsample
+      :math:`z` of ``n_history`` past states, :math:`\alpha` by regularised score matching (paper
+      Prop. 1, ridge :math:`C + \lambda I`). Its gradient vanishes away from the history, so in
+      unexplored regions the proposal falls back to a random walk of scale
+      :math:`L\epsilon`. Refitting costs :math:`O(d n^3)`; a gradient costs :math:`O(nd)`.
+    * ``"finite"``: :math:`f(x) = \theta^\top\phi(x)` on ``n_features`` random Fourier features
+      (frequencies :math:`\omega \sim \mathcal N(0, \ell^{-2} I)`) fitted to **every** learned
+      state with exact online updates (:math:`d` rank-one Cholesky updates per state,
+      :math:`O(d m^2)`, independent of the number of states). Oscillates in the tails, so it is
+      best once the history covers the posterior.
+    * ``"auto"``: lite while the history is short, then finite (from the first refit with at
+      least ``2 * n_features`` learned states, if that happens during warm-up).
+
+    What adapts, and when (everything freezes at the end of warm-up unless
+    ``adaptation="vanishing"``):
+
+    * every warm-up state enters the history (and the finite fit);
+    * the surrogate is refitted, and :math:`\ell` re-chosen by 5-fold cross-validated
+      score matching, when the number of learned states reaches ``adapt_start`` and then each
+      time it has grown by a factor ``refit_growth``; before the first fit :math:`\nabla f = 0`,
+      i.e. the proposal is a random walk;
+    * the step-size range is rescaled by Robbins–Monro toward ``target_accept`` (restarting when
+      the surrogate first becomes active), and fixed at its warm-up average afterwards;
+    * with ``mass="diagonal"`` the inverse mass is the history variance at each refit.
+
+    Parameters
+    ----------
+    vars : list of PyMC variables, optional
+        Continuous variables to sample jointly; defaults to all continuous variables.
+    estimator : {"lite", "finite", "auto"}, default "lite"
+        The surrogate (see above).
+    n_history : int, default 500
+        Lite: size :math:`n` of the history subsample the surrogate is built on.
+    n_features : int, default 500
+        Finite: number :math:`m` of random Fourier features.
+    lengthscale : "cv" or float, default "cv"
+        Kernel length scale, in the units of the sampled (possibly transformed) variables.
+        ``"cv"`` chooses it at each refit during warm-up by 5-fold cross-validation of the
+        score-matching objective on at most 300 history points (a log grid around the median
+        pairwise distance, then a narrow grid around the previous choice), within a factor 8 of
+        the median distance.
+    regularisation : float, optional
+        Ridge :math:`\lambda`. Lite: added to :math:`C` (default 1.0). Finite: scale-free, in units
+        of one state's contribution to the score-matching matrix (default 5.0; see
+        :func:`pymc_kameleon.core.random_features.relative_ridge`).
+    step_size_range : tuple of float, default (0.05, 0.3)
+        Initial :math:`(\epsilon_{min}, \epsilon_{max})`; each trajectory draws
+        :math:`\epsilon \sim U[\epsilon_{min}, \epsilon_{max}]`. Both ends are rescaled together
+        during warm-up.
+    n_steps_range : tuple of int, default (10, 50)
+        :math:`(L_{min}, L_{max})`; each trajectory draws :math:`L` uniformly from this range.
+    target_accept : float, default 0.6
+        Acceptance probability the step size is tuned toward.
+    mass : {"identity", "diagonal"}, default "identity"
+        Momentum covariance :math:`M`. ``"diagonal"`` sets :math:`M^{-1}` to the history
+        variance, for posteriors whose coordinates have very different scales. On curved
+        posteriors (banana) the identity was better: marginal variances overstate the scale of
+        the narrow directions.
+    adaptation : {"tune", "vanishing"}, AdaptationSchedule or callable, default "tune"
+        ``"tune"``: learn from every warm-up state, freeze afterwards. ``"vanishing"``: keep
+        learning after warm-up from the state of iteration :math:`t` with probability
+        :math:`(t+1)^{-1/2}`; a callable ``fn(iteration, tuning) -> p`` gives a custom schedule.
+    adapt_start : int, default 200
+        Number of learned states before the first surrogate fit.
+    refit_growth : float, default 1.5
+        Refit when the number of learned states has grown by this factor since the last fit.
+    warmup_explore : float, default 0.5
+        During warm-up, the fraction of iterations that make an adaptive-Metropolis move
+        (Haario et al.: Gaussian random walk with the history covariance, scale tuned toward
+        0.234) instead of a trajectory; before the first fit every move is one. The surrogate
+        can only be as good as the history it learns from, and trajectories on a surrogate
+        learned from a history that has not yet covered the posterior stay inside that history;
+        these moves widen it. They stop at the end of warm-up: every kept draw is a KMC move.
+    history_capacity : int, optional
+        Number of past states kept (a uniform reservoir over the whole history); defaults to
+        ``max(10 * n_history, 10000)``. The finite fit is rebuilt from it when :math:`\ell`
+        changes.
+    model, initial_point, compile_kwargs, blocked, rng
+        As for PyMC's own step methods.
+
+    Notes
+    -----
+    Sampler statistics (HamiltonianMC names where the meaning is the same): ``accept``
+    (min(1, exp(-energy_error))), ``accepted`` (0.0/1.0), ``step_size``, ``n_steps``,
+    ``energy`` (Hamiltonian of the state kept), ``energy_error`` (:math:`H` at the end point minus
+    :math:`H` at the start), ``diverging`` (the trajectory left the finite numbers, the end point
+    has a NaN/-inf log-density, or the energy error exceeded 1000; never accepted),
+    ``model_logp``, ``logp_evals`` (model log-density evaluations this iteration),
+    ``surrogate_grad_evals``, ``lengthscale`` and ``n_basis`` (basis points or features of the
+    surrogate in use; 0 before the first fit).
+
+    References
+    ----------
+    .. [1] Strathmann, H., Sejdinovic, D., Livingstone, S., Szabo, Z., Gretton, A. (2015).
+       Gradient-free Hamiltonian Monte Carlo with efficient kernel exponential families. NeurIPS.
+    .. [2] Hyvärinen, A. (2005). Estimation of non-normalized statistical models by score
+       matching. JMLR.
+    """
+
+    name = "kmc"
+    stats_dtypes_shapes: ClassVar[dict[str, tuple[Any, list]]] = {
+        "accept": (np.float64, []),
+        "accepted": (np.float64, []),
+        "step_size": (np.float64, []),
+        "n_steps": (np.int64, []),
+        "energy": (np.float64, []),
+        "energy_error": (np.float64, []),
+        "diverging": (bool, []),
+        "model_logp": (np.float64, []),
+        "logp_evals": (np.int64, []),
+        "surrogate_grad_evals": (np.int64, []),
+        "lengthscale": (np.float64, []),
+        "n_basis": (np.int64, []),
+        "surrogate_scale": (np.float64, []),
+        **({"tune": (bool, [])} if EMIT_TUNE_STAT else {}),
+    }
+    _state_class = KMCState
+    #: test hook: a negative control sets this to False to accept with the surrogate energy
+    _use_true_target: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        vars=None,
+        *,
+        estimator: str = "lite",
+        n_history: int = 500,
+        n_features: int = 500,
+        lengthscale: str | float = "cv",
+        regularisation: float | None = None,
+        step_size_range: tuple[float, float] = (0.05, 0.3),
+        n_steps_range: tuple[int, int] = (10, 50),
+        target_accept: float = 0.6,
+        mass: str = "identity",
+        adaptation: Any = "tune",
+        adapt_start: int = 200,
+        refit_growth: float = 1.5,
+        warmup_explore: float = 0.5,
+        history_capacity: int | None = None,
+        model=None,
+        initial_point=None,
+        compile_kwargs: dict | None = None,
+        blocked: bool = True,
+        rng=None,
+    ) -> None:
+        if estimator not in ESTIMATORS:
+            raise ValueError(
+                f"Unknown `estimator` {estimator!r}; choose one of {', '.join(ESTIMATORS)} "
+                "('lite' is the robust default, 'finite' scales to long histories)."
+            )
+        self.estimator = estimator
+        self.n_history = _check_int("n_history", n_history, minimum=10)
+        self.n_features = _check_int("n_features", n_features, minimum=1)
+        self.cv_lengthscale, self.fixed_lengthscale = _parse_lengthscale(lengthscale)
+        if regularisation is None:
+            self.lite_regularisation, self.finite_regularisation = 1.0, 5.0
+        else:
+            value = float(regularisation) if _is_number(regularisation) else math.nan
+            if not (math.isfinite(value) and value >= 0.0):
+                raise ValueError(
+                    f"`regularisation` (lambda) must be a finite number >= 0, got "
+                    f"{regularisation!r}; leave it unset for the defaults."
+                )
+            if value == 0.0 and estimator != "lite":
+                raise ValueError(
+                    "`regularisation` must be > 0 for the finite estimator (its linear system "
+                    "is singular without a ridge)."
+                )
+            self.lite_regularisation = self.finite_regularisation = value
+        self.step_size_range = _check_step_size_range(step_size_range)
+        self.n_steps_range = _check_n_steps_range(n_steps_range)
+        target_accept = float(target_accept) if _is_number(target_accept) else math.nan
+        if not 0.0 < target_accept < 1.0:
+            raise ValueError(
+                f"`target_accept` must lie strictly between 0 and 1, got {target_accept!r} "
+                "(0.6-0.8 suits Hamiltonian proposals)."
+            )
+        self.target_accept = target_accept
+        if mass not in MASS_OPTIONS:
+            raise ValueError(f"`mass` must be one of {MASS_OPTIONS}, got {mass!r}.")
+        self.mass = mass
+        self.adapt_start = _check_int("adapt_start", adapt_start, minimum=10)
+        growth = float(refit_growth) if _is_number(refit_growth) else math.nan
+        if not (math.isfinite(growth) and growth > 1.0):
+            raise ValueError(f"`refit_growth` must be a finite number > 1, got {refit_growth!r}.")
+        self.refit_growth = growth
+        explore = float(warmup_explore) if _is_number(warmup_explore) else math.nan
+        if not 0.0 <= explore <= 1.0:
+            raise ValueError(f"`warmup_explore` must lie in [0, 1], got {warmup_explore!r}.")
+        self.warmup_explore = explore
+        self.capacity = _check_int(
+            "history_capacity",
+            max(10 * self.n_history, 10_000) if history_capacity is None else history_capacity,
+            minimum=self.n_history,
+        )
+        super().__init__(
+            vars,
+            adaptation=adaptation,
+            model=model,
+            initial_point=initial_point,
+            compile_kwargs=compile_kwargs,
+            blocked=blocked,
+            rng=rng,
+        )
+
+    # ----------------------------------------------------------------------------------------
+    # chain life cycle
+    def _reset_chain_state(self) -> None:
+        self._reset_common_state()
+        self.history = ChainHistory(self.dim, self.capacity)
+        self.active_estimator = "finite" if self.estimator == "finite" else "lite"
+        self.surrogate = None
+        self.lengthscale = math.nan if self.cv_lengthscale else self.fixed_lengthscale
+        self.inv_mass_diag = None
+        self.log_step_scale = 0.0
+        self.step_updates = 0
+        self.log_step_weighted_sum = 0.0
+        self.step_weight_sum = 0.0
+        self.n_learned = 0
+        self.next_refit = self.adapt_start
+        self.n_divergent = 0
+        self.surrogate_scale = 1.0
+        self.calibration_sums = np.zeros(3)
+        self.explore_moments = RunningMoments(self.dim)
+        self.explore_log_scale = math.log(optimal_rw_scale(self.dim))
+        self.explore_updates = 0
+
+    def stop_tuning(self) -> None:
+        """End warm-up: fix the step-size scale at its weighted warm-up average; freeze."""
+        if self.tune and self.step_weight_sum > 0.0:
+            self.log_step_scale = self.log_step_weighted_sum / self.step_weight_sum
+        super().stop_tuning()
+
+    # ----------------------------------------------------------------------------------------
+    # one iteration
+    @property
+    def current_step_size_range(self) -> tuple[float, float]:
+        """The step-size range in use (the initial range times the learned scale)."""
+        factor = math.exp(self.log_step_scale)
+        return self.step_size_range[0] * factor, self.step_size_range[1] * factor
+
+    def surrogate_gradient(self, x: np.ndarray) -> np.ndarray:
+        """Gradient of the current surrogate log-density at ``x`` (zero before the first fit).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        numpy.ndarray, shape (d,)
+        """
+        if self.surrogate is None:
+            return np.zeros(self.dim)
+        return self.surrogate_scale * self.surrogate.gradient(np.asarray(x, dtype=float))
+
+    def astep(self, q0: RaveledVars) -> tuple[RaveledVars, list[dict[str, Any]]]:
+        """One leapfrog trajectory on the surrogate, accepted with the true target.
+
+        During warm-up some iterations are adaptive random-walk moves instead (see
+        ``warmup_explore``); they report ``n_steps = 0``.
+        """
+        logp_evals = self._refresh_current(q0.data)
+        explore = self.tune and (
+            self.surrogate is None
+            or (self.warmup_explore > 0.0 and self.rng.random() < self.warmup_explore)
+        )
+        move = self._explore_move if explore else self._hamiltonian_move
+        accept_prob, moved_stats = move(self.x_current)
+        if self._adapting():
+            self._adapt(accept_prob, explore)
+        self.iteration += 1
+        stats = {
+            "accept": accept_prob,
+            **moved_stats,
+            "model_logp": self.logp_current,
+            "logp_evals": logp_evals + moved_stats.pop("logp_evals"),
+            "lengthscale": float(self.lengthscale),
+            "n_basis": self._n_basis(),
+            "surrogate_scale": self.surrogate_scale,
+        }
+        if EMIT_TUNE_STAT:
+            stats["tune"] = bool(self.tune)
+        return RaveledVars(self.x_current, q0.point_map_info), [stats]
+
+    def _hamiltonian_move(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
+        """Leapfrog on the surrogate; Metropolis test with the true Hamiltonian."""
+        n_steps, step_size = draw_trajectory_length(
+            self.rng, self.n_steps_range, self.current_step_size_range
+        )
+        p0 = sample_momentum(self.rng, self.dim, self.inv_mass_diag)
+        trajectory = leapfrog(
+            x, p0, self.surrogate_gradient, step_size, n_steps, self.inv_mass_diag
+        )
+        logp_new, logp_evals = -math.inf, 0
+        x_new = trajectory.q
+        if trajectory.finite:
+            # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts it
+            x_new = trajectory.q.astype(x.dtype, copy=False)
+            logp_new = float(self._logp(x_new))
+            logp_evals = 1
+        log_accept = self._log_accept(logp_new, x, trajectory, p0)
+        energy_start = -self.logp_current + kinetic_energy(p0, self.inv_mass_diag)
+        energy_error = -log_accept if not math.isnan(log_accept) else math.inf
+        diverging = not (
+            trajectory.finite and math.isfinite(logp_new) and energy_error < MAX_ENERGY_ERROR
+        )
+        decision = mh_decide(log_accept if not diverging else -math.inf, self.rng)
+        if self.tune and not diverging and self.surrogate is not None:
+            self._calibrate(x, x_new, logp_new)
+        energy = energy_start
+        if decision.accepted:
+            self.x_current, self.logp_current = x_new, logp_new
+            energy = energy_start + energy_error
+        if diverging:
+            self.n_divergent += 1
+            self.n_invalid += int(not math.isfinite(logp_new))
+        return decision.accept_prob, {
+            "accepted": float(decision.accepted),
+            "step_size": step_size,
+            "n_steps": n_steps,
+            "energy": energy,
+            "energy_error": energy_error,
+            "diverging": diverging,
+            "logp_evals": logp_evals,
+            "surrogate_grad_evals": trajectory.n_grad_evals,
+        }
+
+    def _explore_cholesky(self) -> np.ndarray:
+        """Cholesky factor of the adaptive random walk's covariance (warm-up moves)."""
+        scale = math.exp(self.explore_log_scale)
+        if self.explore_moments.count > self.dim + 1:
+            cov = self.explore_moments.covariance()
+            jitter = 1e-6 * max(float(np.mean(np.diag(cov))), 1e-12)
+            cov = scale * (cov + jitter * np.eye(self.dim))
+        else:
+            cov = scale * np.eye(self.dim)
+        try:
+            return cholesky_with_jitter(cov)
+        except (LinAlgError, ValueError):
+            return math.sqrt(scale) * np.eye(self.dim)
+
+    def _explore_move(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
+        """Adaptive-Metropolis move (warm-up only): symmetric Gaussian random walk."""
+        x_new = (x + self._explore_cholesky() @ self.rng.standard_normal(self.dim)).astype(
+            x.dtype, copy=False
+        )
+        logp_new = float(self._logp(x_new))
+        valid = math.isfinite(logp_new)
+        decision = mh_decide(
+            mh_log_ratio(logp_new if valid else -math.inf, self.logp_current), self.rng
+        )
+        if decision.accepted:
+            self.x_current, self.logp_current = x_new, logp_new
+        if not valid:
+            self.n_invalid += 1
+        return decision.accept_prob, {
+            "accepted": float(decision.accepted),
+            "step_size": 0.0,
+            "n_steps": 0,
+            "energy": -self.logp_current,
+            "energy_error": 0.0,
+            "diverging": False,
+            "logp_evals": 1,
+            "surrogate_grad_evals": 0,
+        }
+
+    def _log_accept(self, logp_new: float, x: np.ndarray, trajectory, p0: np.ndarray) -> float:
+        """Log acceptance ratio with the true target (or, in a negative control, the surrogate)."""
+        if self._use_true_target or self.surrogate is None:
+            return hamiltonian_log_accept(
+                logp_new,
+                self.logp_current,
+                trajectory.p,
+                p0,
+                self.inv_mass_diag,
+                finite=trajectory.finite,
+            )
+        surrogate_new = self.surrogate.value(trajectory.q) if trajectory.finite else -math.inf
+        return hamiltonian_log_accept(
+            surrogate_new if math.isfinite(logp_new) else -math.inf,
+            self.surrogate.value(x),
+            trajectory.p,
+            p0,
+            self.inv_mass_diag,
+            finite=trajectory.finite,
+        )
+
+    def _n_basis(self) -> int:
+        return 0 if self.surrogate is None else int(self.surrogate.n_basis)
+
+    # ----------------------------------------------------------------------------------------
+    # adaptation
+    def _adapt(self, accept_prob: float, explored: bool) -> None:
+        if explored:
+            self.explore_log_scale = robbins_monro_update(
+                self.explore_log_scale, accept_prob, _RANDOM_WALK_TARGET, self.explore_updates
+            )
+            self.explore_updates += 1
+        else:
+            self._adapt_step_size(accept_prob)
+        t = self.iteration
+        p = self.schedule.probability(t, bool(self.tune))
+        if p <= 0.0 or (p < 1.0 and self.rng.random() >= p):
+            return
+        x = self.x_current
+        self.history.record(x, t, self.rng)
+        if self.tune:
+            self.explore_moments.update(x)
+        self.n_learned += 1
+        if isinstance(self.surrogate, FiniteScoreMatching):
+            self.surrogate.update(x)
+        if self.n_learned >= self.next_refit:
+            self._refit()
+            self.next_refit = max(self.n_learned + 1, math.ceil(self.refit_growth * self.n_learned))
+
+    def _adapt_step_size(self, accept_prob: float) -> None:
+        self.log_step_scale = robbins_monro_update(
+            self.log_step_scale, accept_prob, self.target_accept, self.step_updates
+        )
+        self.step_updates += 1
+        self.log_step_weighted_sum += self.step_updates * self.log_step_scale
+        self.step_weight_sum += self.step_updates
+
+    def _calibrate(self, x: np.ndarray, x_new: np.ndarray, logp_new: float) -> None:
+        """Learn the surrogate scale ``beta`` that best predicts true log-density differences.
+
+        Along a trajectory the kinetic energy changes by about ``beta * (f(x) - f(x_new))``, so
+        the energy error is about ``beta * df - dlogp`` with ``df = f(x_new) - f(x)``. The
+        least-squares ``beta = sum(df * dlogp) / sum(df**2)`` over the warm-up proposals since
+        the last refit minimises its mean square. A surrogate learned from a history that has
+        not yet covered the posterior is typically too steep (``beta < 1``); scaling it down lets
+        trajectories travel beyond the history instead of forcing tiny steps.
+        """
+        df = self.surrogate.value(x_new) - self.surrogate.value(x)
+        dlogp = logp_new - self.logp_current
+        if not (math.isfinite(df) and math.isfinite(dlogp)):
+            return
+        self.calibration_sums += (df * dlogp, df * df, 1.0)
+        sxy, sxx, count = self.calibration_sums
+        if count >= _CALIBRATION_MIN_COUNT and sxx > 0.0:
+            self.surrogate_scale = float(np.clip(sxy / sxx, *_SURROGATE_SCALE_BOUNDS))
+
+    def _restart_step_size(self) -> None:
+        """Start the step-size learning afresh (the proposal mechanism changed)."""
+        self.log_step_scale = 0.0
+        self.step_updates = 0
+        self.log_step_weighted_sum = 0.0
+        self.step_weight_sum = 0.0
+
+    def _refit(self) -> None:
+        """Re-choose the hyperparameters (warm-up only) and rebuild the surrogate."""
+        first = self.surrogate is None
+        previous_estimator = self.active_estimator
+        if self.tune:
+            if self.mass == "diagonal":
+                self._update_mass()
+            if self.estimator == "auto" and self.n_learned >= 2 * self.n_features:
+                self.active_estimator = "finite"
+        old_lengthscale = self.lengthscale
+        if self.cv_lengthscale and (self.tune or math.isnan(self.lengthscale)):
+            self._choose_lengthscale()
+        if self.active_estimator == "lite":
+            z = self.history.subsample(self.n_history, self.rng, replace=True)
+            self.surrogate = LiteSurrogate.fit(z, self.lengthscale, self.lite_regularisation)
+        elif (
+            not isinstance(self.surrogate, FiniteScoreMatching)
+            or self.lengthscale != old_lengthscale
+        ):
+            self.surrogate = self._fit_finite_from_history()
+        self.calibration_sums = np.zeros(3)
+        if first or self.active_estimator != previous_estimator:
+            self._restart_step_size()
+
+    def _choose_lengthscale(self) -> None:
+        z = self._history_in_time_order(_CV_MAX_POINTS)
+        try:
+            median = median_heuristic(z, max_points=_CV_MAX_POINTS, rng=self.rng)
+        except ValueError:  # all states identical (e.g. nothing accepted yet)
+            if math.isnan(self.lengthscale):
+                self.lengthscale = 1.0
+            return
+        bounds = (median * _LENGTHSCALE_BOUNDS[0], median * _LENGTHSCALE_BOUNDS[1])
+        previous = None if math.isnan(self.lengthscale) else self.lengthscale
+        self.lengthscale = select_lengthscale(
+            z,
+            lam=self.lite_regularisation,
+            n_folds=min(_CV_FOLDS, z.shape[0] // 2),
+            rng=self.rng,
+            previous=previous,
+            bounds=bounds,
+            blocked=True,
+        )
+
+    def _history_in_time_order(self, n: int) -> np.ndarray:
+        """Up to ``n`` stored states, chosen uniformly, in the order the chain visited them."""
+        size = self.history.size
+        rows = np.arange(size) if size <= n else self.rng.choice(size, size=n, replace=False)
+        rows = rows[np.argsort(self.history.iterations[rows], kind="stable")]
+        return self.history.values[rows].copy()
+
+    def _fit_finite_from_history(self) -> FiniteScoreMatching:
+        ridge = relative_ridge(
+            self.finite_regularisation, self.dim, self.n_features, self.lengthscale
+        )
+        estimator = FiniteScoreMatching.create(
+            self.dim, self.n_features, self.lengthscale, ridge, self.rng
+        )
+        return estimator.batch_fit(self.history.subsample(self.history.size, self.rng))
+
+    def _update_mass(self) -> None:
+        z = self.history.subsample(self.history.size, self.rng)
+        variance = np.var(z, axis=0)
+        if np.all(np.isfinite(variance)) and np.all(variance > 0.0):
+            self.inv_mass_diag = variance
+
+    # ----------------------------------------------------------------------------------------
+    # progress bar
+    @staticmethod
+    def _progressbar_config(n_chains: int = 1):
+        columns = [
+            TextColumn("{task.fields[divergences]}", table_column=Column("Divergences")),
+            TextColumn("{task.fields[accept_rate]:0.2f}", table_column=Column("Accept Rate")),
+            TextColumn("{task.fields[step_size]:0.3g}", table_column=Column("Step size")),
+        ]
+        stats = {
+            "divergences": [0] * n_chains,
+            "accept_rate": [0.0] * n_chains,
+            "step_size": [0.0] * n_chains,
+        }
+        return columns, stats
+
+    @staticmethod
+    def _make_progressbar_update_functions():
+        def update_stats(step_stats):
+            return {
+                "accept_rate": step_stats["accept"],
+                "step_size": step_stats["step_size"],
+                "divergences": int(step_stats["diverging"]),
+            }
+
+        return (update_stats,)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+
+
+def _check_int(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value!r}.")
+    return int(value)
+
+
+def _parse_lengthscale(lengthscale: Any) -> tuple[bool, float]:
+    """``"cv"`` or a positive finite float -> (cross-validate?, fixed value)."""
+    if isinstance(lengthscale, str):
+        if lengthscale == "cv":
+            return True, math.nan
+        raise ValueError(f"`lengthscale` must be 'cv' or a positive number, got {lengthscale!r}.")
+    value = float(lengthscale) if _is_number(lengthscale) else math.nan
+    if not (math.isfinite(value) and value > 0.0):
+        raise ValueError(f"`lengthscale` must be 'cv' or a positive number, got {lengthscale!r}.")
+    return False, value
