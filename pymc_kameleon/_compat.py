@@ -52,4 +52,3 @@ PYMC_MAJOR = int(pymc.__version__.split(".")[0])
 #: step whenever any step emits one (NUTS does), and fail with KeyError if the first step lacks
 #: it. Emit it exactly when PyMC's own Metropolis does in the installed release.
 EMIT_TUNE_STAT = "tune" in pymc.step_methods.metropolis.Metropolis.stats_dtypes_shapes
-
