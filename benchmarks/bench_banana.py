@@ -1,6 +1,7 @@
 """Side-by-side benchmark on the 8-D banana B(0.1, 100) at an equal logp-evaluation budget.
 
-Runs KameleonStep, AdaptiveMetropolis (learned and fixed scale), pm.Metropolis and
+Runs KameleonStep, AdaptiveMetropolis (learned and fixed scale), KMCStep (lite, finite),
+pm.Metropolis and
 pm.DEMetropolisZ in one process, with 4 chains sampled sequentially on one core. Every
 sampler gets the same number of logp evaluations per chain: the one-evaluation-per-iteration
 steps run ``evals`` iterations, and pm.Metropolis, which updates a vector one coordinate at a
@@ -42,7 +43,7 @@ except ModuleNotFoundError as err:  # a source checkout that is not installed
         raise
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pymc_kameleon import AdaptiveMetropolis, KameleonStep
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon.diagnostics import (
     chi2_quantile_error,
     count_logp_evals,
@@ -89,6 +90,8 @@ SAMPLERS = (
     Sampler("KameleonStep", lambda: KameleonStep(), "kameleon", 1),
     Sampler("AM-LS", lambda: AdaptiveMetropolis(scale="learn"), "am", 1),
     Sampler("AM-FS", lambda: AdaptiveMetropolis(scale="fixed"), "am", 1),
+    Sampler("KMC-lite", lambda: KMCStep(estimator="lite"), "kmc", 1),
+    Sampler("KMC-finite", lambda: KMCStep(estimator="finite"), "kmc", 1),
     Sampler("pm.Metropolis", lambda: pm.Metropolis(), "metropolis", D),
     Sampler(REFERENCE, lambda: pm.DEMetropolisZ(), "demetropolisz", 1),
 )
