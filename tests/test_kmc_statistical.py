@@ -23,6 +23,9 @@ from test_statistical import (
     _zscores_mean_var,
     _zscores_quantiles,
 )
+from test_statistical import (
+    _sample as _sample_with_budget,
+)
 
 from pymc_kameleon import KMCStep
 
@@ -37,17 +40,7 @@ class KMCAcceptingWithSurrogate(KMCStep):
 
 
 def _sample(model, step, seed: int):
-    with model:
-        return pm.sample(
-            tune=TUNE,
-            draws=DRAWS,
-            chains=4,
-            cores=2,
-            step=step(),
-            random_seed=seed,
-            progressbar=False,
-            compute_convergence_checks=False,
-        )
+    return _sample_with_budget(model, step, tune=TUNE, draws=DRAWS, seed=seed)
 
 
 @pytest.fixture(scope="module")
