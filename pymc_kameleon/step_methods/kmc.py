@@ -30,6 +30,7 @@ from pymc_kameleon.core.proposals import cholesky_with_jitter
 from pymc_kameleon.core.random_features import FiniteScoreMatching, relative_ridge
 from pymc_kameleon.core.score_matching import LiteSurrogate
 from pymc_kameleon.step_methods.base import GradientFreeState, GradientFreeStep
+from pymc_kameleon.step_methods.kameleon import _check_int
 
 __all__ = ["KMCState", "KMCStep"]
 
@@ -637,12 +638,6 @@ class KMCStep(GradientFreeStep):
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-
-
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
 
 
 def _parse_lengthscale(lengthscale: Any) -> tuple[bool, float]:
