@@ -203,7 +203,12 @@ class KameleonStep(AdaptiveMHStep):
             new_z = self.history.subsample(self.n_history, self.rng, replace=True)
         first = self.z is None
         bandwidth_due = self._median_bandwidth and t >= self.next_bandwidth_update
-        old_trace = None if first or not bandwidth_due else _kernel_trace(x, self.z, self.kernel)
+        # trace of the scaled kernel term nu^2 M H M^T at x, to carry over to the new bandwidth
+        old_trace = (
+            None
+            if first or not bandwidth_due
+            else self.scaling * _kernel_trace(x, self.z, self.kernel)
+        )
         self.z = new_z
         if bandwidth_due:
             self._update_bandwidth(t)
