@@ -23,7 +23,12 @@ try:
     from pymc.pytensorf import compile as compile_pytensor
 except ImportError:  # pymc < 5.20 called it compile_pymc
     from pymc.pytensorf import compile_pymc as compile_pytensor
-from pymc.pytensorf import join_nonshared_inputs, make_shared_replacements
+from pymc.pytensorf import find_rng_nodes, join_nonshared_inputs, make_shared_replacements
+
+try:
+    from pymc.pytensorf import rvs_in_graph
+except ImportError:  # older pymc 5 releases keep it with the logprob utilities
+    from pymc.logprob.utils import rvs_in_graph
 from pymc.step_methods.arraystep import ArrayStepShared
 from pymc.step_methods.compound import Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
@@ -40,10 +45,12 @@ __all__ = [
     "compile_pytensor",
     "continuous_types",
     "dataclass_state",
+    "find_rng_nodes",
     "get_value_vars_from_user_vars",
     "join_nonshared_inputs",
     "make_shared_replacements",
     "modelcontext",
+    "rvs_in_graph",
 ]
 
 PYMC_MAJOR = int(pymc.__version__.split(".")[0])

@@ -26,6 +26,7 @@ __all__ = [
     "max_rhat",
     "mean_acceptance",
     "min_ess",
+    "polynomial_mmd2",
     "posterior_array",
 ]
 
@@ -252,3 +253,43 @@ def ess_per_1000_evals(
     if evals == 0:
         return float("nan")
     return 1000.0 * min_ess(idata, var_name, method=method) / evals
+
+
+def polynomial_mmd2(x: np.ndarray, y: np.ndarray, degree: int = 3, offset: float = 1.0) -> float:
+    """Unbiased squared MMD between two samples with the kernel ``(offset + <a, b>)**degree``.
+
+    The KMC paper scores GP-classification chains against a long benchmark sample with the
+    cubic polynomial kernel ``(1 + <a, b>)**3``, which compares the first three moments. The
+    unbiased U-statistic (Gretton et al., 2012) is centred on 0 for equal distributions and can
+    be slightly negative.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Sample of shape ``(n, d)``, ``n >= 2``.
+    y : numpy.ndarray
+        Sample of shape ``(m, d)``, ``m >= 2``.
+    degree : int, default 3
+        Polynomial degree.
+    offset : float, default 1.0
+        Constant added to the inner product.
+
+    Returns
+    -------
+    float
+        The MMD^2 estimate.
+    """
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    y = np.atleast_2d(np.asarray(y, dtype=float))
+    if x.shape[0] < 2 or y.shape[0] < 2 or x.shape[1] != y.shape[1]:
+        raise ValueError(
+            f"need two samples of at least 2 points in the same dimension, got shapes "
+            f"{x.shape} and {y.shape}"
+        )
+    n, m = x.shape[0], y.shape[0]
+    k_xx = (offset + x @ x.T) ** degree
+    k_yy = (offset + y @ y.T) ** degree
+    k_xy = (offset + x @ y.T) ** degree
+    within_x = (k_xx.sum() - np.trace(k_xx)) / (n * (n - 1))
+    within_y = (k_yy.sum() - np.trace(k_yy)) / (m * (m - 1))
+    return float(within_x + within_y - 2.0 * k_xy.mean())

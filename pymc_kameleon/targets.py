@@ -10,7 +10,10 @@ dimensions. The banana variable Y equals X except in its second coordinate,
 sends Y to N(0, I_d) and has the constant Jacobian determinant ``1 / sqrt(v)``, so
 ``log pi(y) = log N(T(y); 0, I_d) - log(v) / 2``. The mean of Y is exactly zero.
 
-Every function here has a NumPy version; :func:`banana_model` writes the same density as a
+The two pseudo-marginal targets of the papers are here too: GP classification on UCI Glass
+(:func:`glass_gpc_model`) and ABC with a skew-normal simulator (:func:`abc_skew_normal_model`).
+
+Every banana function here has a NumPy version; :func:`banana_model` writes the same density as a
 PyMC model whose only free variable is a flat vector, so the sampler starts at zero as in the
 papers.
 """
@@ -22,10 +25,12 @@ import pymc as pm
 import pytensor.tensor as pt
 
 __all__ = [
+    "abc_skew_normal_model",
     "banana_logp",
     "banana_model",
     "banana_to_gaussian",
     "gaussian_model",
+    "glass_gpc_model",
     "sample_banana",
 ]
 
@@ -183,4 +188,77 @@ def gaussian_model(cov: np.ndarray, name: str = "x") -> pm.Model:
         raise ValueError(f"cov must be a square matrix, got shape {cov.shape}")
     with pm.Model() as model:
         pm.MvNormal(name, mu=np.zeros(cov.shape[0]), cov=cov)
+    return model
+
+
+def glass_gpc_model(n_importance: int = 100, name: str = "theta") -> pm.Model:
+    """GP classification on UCI Glass with an importance-sampling likelihood estimate.
+
+    The experiment of both papers: 9 ARD log squared length scales ``theta`` of a Gaussian
+    kernel on the whitened Glass features, labels window (163) vs non-window (51) glass, prior
+    ``N(0, 5 I)``, and ``log p_hat(y | theta)`` by importance sampling from the Laplace
+    approximation (:mod:`pymc_kameleon.core.gp_classification`), wrapped with
+    :func:`pymc_kameleon.estimator_potential`. Sample it with this package's steps only.
+
+    Parameters
+    ----------
+    n_importance : int, default 100
+        Importance samples per likelihood estimate (fewer: cheaper but noisier).
+    name : str, default "theta"
+        Name of the free variable (shape ``(9,)``).
+
+    Returns
+    -------
+    pymc.Model
+    """
+    from pymc_kameleon.core.gp_classification import (
+        GPC_PRIOR_VARIANCE,
+        make_gpc_log_likelihood_estimator,
+    )
+    from pymc_kameleon.datasets import load_glass_gpc
+    from pymc_kameleon.pseudo_marginal import estimator_potential
+
+    X, y = load_glass_gpc()
+    estimate = make_gpc_log_likelihood_estimator(X, y, n_importance=n_importance)
+    with pm.Model() as model:
+        theta = pm.Normal(name, 0.0, np.sqrt(GPC_PRIOR_VARIANCE), shape=X.shape[1])
+        estimator_potential("loglike", estimate, theta)
+    return model
+
+
+def abc_skew_normal_model(
+    n_simulations: int = 10, epsilon: float = 0.55, name: str = "theta"
+) -> pm.Model:
+    """ABC posterior of the 10-D skew-normal location, as an exact pseudo-marginal target.
+
+    Prior ``N(0, 25 I)``; the likelihood of the observed summary (the mean of 10 skew-normal
+    draws at ``theta_true = 10 * 1``) is estimated by averaging a normalised Gaussian ABC kernel
+    of bandwidth ``epsilon`` over ``n_simulations`` fresh simulations
+    (:mod:`pymc_kameleon.core.abc`). The samplers of this package keep the current state's
+    estimate, so the chain targets the ABC posterior exactly.
+
+    Parameters
+    ----------
+    n_simulations : int, default 10
+        Simulated data sets per likelihood estimate.
+    epsilon : float, default 0.55
+        ABC kernel bandwidth.
+    name : str, default "theta"
+        Name of the free variable (shape ``(10,)``).
+
+    Returns
+    -------
+    pymc.Model
+    """
+    from pymc_kameleon.core.abc import (
+        ABC_DIMENSION,
+        ABC_PRIOR_VARIANCE,
+        make_abc_log_likelihood_estimator,
+    )
+    from pymc_kameleon.pseudo_marginal import estimator_potential
+
+    estimate = make_abc_log_likelihood_estimator(n_simulations=n_simulations, epsilon=epsilon)
+    with pm.Model() as model:
+        theta = pm.Normal(name, 0.0, np.sqrt(ABC_PRIOR_VARIANCE), shape=ABC_DIMENSION)
+        estimator_potential("loglike", estimate, theta)
     return model

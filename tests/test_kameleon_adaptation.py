@@ -47,7 +47,13 @@ def test_acceptance_reaches_target_on_gaussian() -> None:
     """After warm-up (four bandwidth updates) the kept acceptance rate is near 0.234."""
     with gaussian_2d():
         idata = pm.sample(
-            tune=1000, draws=1000, chains=2, cores=1, step=KameleonStep(), random_seed=11, **SAMPLE_KW
+            tune=1000,
+            draws=1000,
+            chains=2,
+            cores=1,
+            step=KameleonStep(),
+            random_seed=11,
+            **SAMPLE_KW,
         )
     accept = float(idata["sample_stats"]["accept"].mean())
     assert 0.12 < accept < 0.4, accept

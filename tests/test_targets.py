@@ -122,3 +122,43 @@ def test_count_logp_evals_fallbacks():
     assert ess_per_1000_evals(idata, "x", "demetropolisz", d=3) == pytest.approx(
         10.0 * min_ess(idata, "x")
     )
+
+
+def test_glass_gpc_model_is_pseudo_marginal():
+    from pymc_kameleon import KameleonStep
+    from pymc_kameleon.targets import glass_gpc_model
+
+    model = glass_gpc_model(n_importance=5)
+    assert model["theta"].type.shape == (9,)
+    with model:
+        assert KameleonStep().is_pseudo_marginal
+
+
+def test_abc_model_is_pseudo_marginal():
+    from pymc_kameleon import KMCStep
+    from pymc_kameleon.targets import abc_skew_normal_model
+
+    model = abc_skew_normal_model()
+    assert model["theta"].type.shape == (10,)
+    with model:
+        assert KMCStep().is_pseudo_marginal
+
+
+def test_polynomial_mmd2_matches_double_loop_and_detects_a_shift():
+    from pymc_kameleon.diagnostics import polynomial_mmd2
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(7, 3)), rng.normal(size=(5, 3))
+
+    def k(a, b):
+        return (1.0 + a @ b) ** 3
+
+    xx = sum(k(x[i], x[j]) for i in range(7) for j in range(7) if i != j) / 42
+    yy = sum(k(y[i], y[j]) for i in range(5) for j in range(5) if i != j) / 20
+    xy = sum(k(a, b) for a in x for b in y) / 35
+    assert np.isclose(polynomial_mmd2(x, y), xx + yy - 2 * xy, rtol=1e-12)
+    same = [polynomial_mmd2(rng.normal(size=(400, 3)), rng.normal(size=(400, 3))) for _ in range(5)]
+    shifted = polynomial_mmd2(rng.normal(size=(400, 3)), rng.normal(0.3, 1.0, size=(400, 3)))
+    assert shifted > 5 * max(abs(v) for v in same)
+    with pytest.raises(ValueError, match="at least 2 points"):
+        polynomial_mmd2(x[:1], y)

@@ -51,12 +51,26 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         Number of states recorded before the running covariance replaces the identity.
     model, initial_point, compile_kwargs, blocked, rng
         As for PyMC's own step methods.
+    noise_free_other_steps : bool, default False
+        Only for models with a stochastic likelihood estimate (see
+        :mod:`pymc_kameleon.pseudo_marginal`). Such a model must by default be sampled by this
+        step alone, because PyMC's other samplers would re-draw the noise at every evaluation;
+        set True only if every other step updates its variables without evaluating the noisy
+        terms (e.g. a hand-written conjugate Gibbs step).
+    noise_check_interval : int, default 100
+        Only for stochastic likelihood estimates: at the first iteration and then every this many
+        warm-up iterations, the current state is re-estimated 4 extra times (counted in
+        ``logp_evals``; the chain keeps its stored estimate) to measure the ``noise_sd`` stat.
+        0 turns the checks off.
 
     Notes
     -----
     Sampler statistics: ``accept``, ``accepted`` (0.0/1.0), ``scaling`` (:math:`s`),
     ``model_logp``, ``logp_evals``, ``invalid_proposal``, ``n_history`` (states in the running
     covariance).
+    With a stochastic likelihood estimate there is one more stat, ``noise_sd``: the standard
+    deviation of :math:`\log \hat p` at the current state, pooled over the checks so far
+    (pseudo-marginal chains stick when it is well above 1-2).
 
     References
     ----------
@@ -87,6 +101,8 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         compile_kwargs: dict | None = None,
         blocked: bool = True,
         rng=None,
+        noise_free_other_steps: bool = False,
+        noise_check_interval: int = 100,
     ) -> None:
         if scale not in ("learn", "fixed"):
             raise ValueError(
@@ -108,6 +124,8 @@ class AdaptiveMetropolis(AdaptiveMHStep):
             compile_kwargs=compile_kwargs,
             blocked=blocked,
             rng=rng,
+            noise_free_other_steps=noise_free_other_steps,
+            noise_check_interval=noise_check_interval,
         )
 
     def _untuned_log_scale(self) -> float:

@@ -10,6 +10,7 @@ are exact. Subclasses supply the proposal covariance and what they learn from th
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import field
 from typing import Any, ClassVar
 
@@ -40,8 +41,24 @@ from pymc_kameleon.core.proposals import (
     gaussian_log_pdf,
     gaussian_log_pdf_of_noise,
 )
+from pymc_kameleon.pseudo_marginal import noise_variables
+from pymc_kameleon.step_methods.noise import check_noise_ownership, compile_noisy_log_density
 
-__all__ = ["AdaptiveMHState", "AdaptiveMHStep", "GradientFreeState", "GradientFreeStep"]
+__all__ = [
+    "NOISE_CHECK_REPEATS",
+    "NOISE_SD_WARNING",
+    "AdaptiveMHState",
+    "AdaptiveMHStep",
+    "GradientFreeState",
+    "GradientFreeStep",
+]
+
+#: fresh estimates at the current state per noise check (pseudo-marginal models)
+NOISE_CHECK_REPEATS = 4
+#: warn at the end of warm-up when the standard deviation of log p_hat exceeds this
+NOISE_SD_WARNING = 3.0
+#: lower clip of the measured noise ceiling on the acceptance rate
+_MIN_NOISE_CEILING = 0.05
 
 
 @dataclass_state
@@ -52,8 +69,13 @@ class GradientFreeState(StepMethodState):
     iteration: int
     x_current: np.ndarray | None
     logp_current: float
+    noise_current: list | None
     shared_snapshot: list | None
     n_invalid: int
+    noise_sum_squares: float
+    noise_dof: int
+    null_accept_sum: float
+    null_accept_count: int
     dim: int = field(metadata={"frozen": True})
 
 
@@ -77,11 +99,22 @@ class GradientFreeStep(ArrayStepShared):
     only when the point or another step's variables changed, seeds and resets per-chain state at
     the start of every chain (PyMC 5 ``set_rng``, PyMC 6 ``setup_chain``), and refuses discrete
     variables. Subclasses implement :meth:`astep` and :meth:`_reset_chain_state`, and call
-    :meth:`_reset_common_state` from the latter.
+    :meth:`_reset_common_state` from the latter; they evaluate proposals with
+    :meth:`_estimate_logp` and accept them with :meth:`_accept`.
+
+    **Pseudo-marginal models.** When the model's log-density draws its own noise (a stochastic
+    likelihood estimate, see :mod:`pymc_kameleon.pseudo_marginal`), the noise values ``u`` become
+    part of the state: each proposal gets fresh ``u``, the current state keeps the ``u`` (and the
+    estimate) it was accepted with, and a change of other steps' variables recomputes the
+    estimate with the *stored* ``u``. The standard deviation of ``log p_hat`` at the current state
+    is measured during warm-up and reported as the ``noise_sd`` stat.
     """
 
     default_blocked = True
     _state_class = GradientFreeState
+    #: test hook: a negative control sets this to True to re-estimate the current state every
+    #: iteration (Monte Carlo within Metropolis, which is biased)
+    _reestimate_current: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -93,22 +126,47 @@ class GradientFreeStep(ArrayStepShared):
         compile_kwargs: dict | None = None,
         blocked: bool = True,
         rng=None,
+        noise_free_other_steps: bool = False,
+        noise_check_interval: int = 100,
     ) -> None:
         model = modelcontext(model)
         if initial_point is None:
             initial_point = model.initial_point()
-        vars = _resolve_vars(vars, model, type(self).__name__)
+        step_name = type(self).__name__
+        vars = _resolve_vars(vars, model, step_name)
         self.schedule: AdaptationSchedule = make_schedule(adaptation)
+        self.noise_check_interval = _check_noise_interval(noise_check_interval)
         shared = make_shared_replacements(initial_point, vars, model)
-        [logp], raveled_input = join_nonshared_inputs(
-            point=initial_point, outputs=[model.logp()], inputs=vars, shared_inputs=shared
-        )
-        self._logp = compile_pytensor([raveled_input], logp, **(compile_kwargs or {}))
-        self._logp.trust_input = True
+        logp_graph = model.logp()
+        noise = noise_variables(logp_graph)
+        self._logp = None
+        self._noisy_logp = None
+        if noise:
+            check_noise_ownership(model, vars, step_name, bool(noise_free_other_steps))
+            self._noisy_logp = compile_noisy_log_density(
+                logp_graph, noise, initial_point, vars, shared, compile_kwargs
+            )
+            self._add_stats({"noise_sd": (np.float64, [])})
+        else:
+            [logp], raveled_input = join_nonshared_inputs(
+                point=initial_point, outputs=[logp_graph], inputs=vars, shared_inputs=shared
+            )
+            self._logp = compile_pytensor([raveled_input], logp, **(compile_kwargs or {}))
+            self._logp.trust_input = True
         self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
         self.tune = True
         super().__init__(vars, shared, blocked=blocked, rng=rng)
         self._reset_chain_state()
+
+    def _add_stats(self, extra: dict[str, tuple[Any, list]]) -> None:
+        """Add sampler stats for this instance only (PyMC reads the instance attributes)."""
+        self.stats_dtypes_shapes = {**self.stats_dtypes_shapes, **extra}
+        self.stats_dtypes = [{name: dtype for name, (dtype, _) in self.stats_dtypes_shapes.items()}]
+
+    @property
+    def is_pseudo_marginal(self) -> bool:
+        """Whether the model's log-density is a stochastic estimate (noise is part of the state)."""
+        return self._noisy_logp is not None
 
     # ----------------------------------------------------------------------------------------
     # chain life cycle
@@ -117,8 +175,13 @@ class GradientFreeStep(ArrayStepShared):
         self.iteration = 0
         self.x_current = None
         self.logp_current = math.nan
+        self.noise_current = None
         self.shared_snapshot = None
         self.n_invalid = 0
+        self.noise_sum_squares = 0.0
+        self.noise_dof = 0
+        self.null_accept_sum = 0.0
+        self.null_accept_count = 0
 
     def _reset_chain_state(self) -> None:
         """Put every piece of per-chain state back to its untuned value."""
@@ -141,6 +204,19 @@ class GradientFreeStep(ArrayStepShared):
         """Forget everything learned (PyMC calls this before each sequential chain)."""
         self._reset_chain_state()
 
+    def stop_tuning(self) -> None:
+        """End warm-up; warn if a stochastic likelihood estimate is too noisy to mix well."""
+        if self.tune and self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
+            warnings.warn(
+                f"{type(self).__name__}: the standard deviation of the log-likelihood estimate "
+                f"at the current state is about {self.noise_sd:.2g}. Pseudo-marginal chains "
+                "stick when it is well above 1-2; reduce the estimator's variance (more "
+                "importance samples, particles or simulations).",
+                UserWarning,
+                stacklevel=2,
+            )
+        super().stop_tuning()
+
     def _adapting(self) -> bool:
         return bool(self.tune) or self.schedule.adapts_after_tuning
 
@@ -159,25 +235,98 @@ class GradientFreeStep(ArrayStepShared):
     def _on_new_current(self) -> None:
         """Hook: the current state was replaced from outside (drop caches that depend on it)."""
 
+    def _estimate_logp(self, x: np.ndarray) -> tuple[float, list | None]:
+        """Log-density at a new point: ``(value, noise)``, with fresh noise if the model has any."""
+        if self._noisy_logp is None:
+            return float(self._logp(x)), None
+        noise = self._noisy_logp.draw(x, self.rng)
+        return self._noisy_logp(x, noise), noise
+
+    def _accept(self, x_new: np.ndarray, logp_new: float, noise_new: list | None) -> None:
+        """Make a proposal the current state, with the noise its estimate was computed with."""
+        self.x_current, self.logp_current, self.noise_current = x_new, logp_new, noise_new
+
     def _refresh_current(self, x0: np.ndarray) -> int:
         """Recompute the cached log-density when the point or other steps' variables changed.
 
-        Returns the number of log-density evaluations made (0 or 1).
+        A new point gets a fresh estimate. If only other steps' variables changed, a
+        pseudo-marginal estimate is recomputed with the *stored* noise: re-drawing it would be
+        Monte Carlo within Metropolis, which is biased. Returns the number of log-density
+        evaluations made (0 or 1).
         """
-        if (
-            self.x_current is not None
-            and np.array_equal(x0, self.x_current)
-            and not self._shared_changed()
-        ):
+        same_point = self.x_current is not None and np.array_equal(x0, self.x_current)
+        reestimate = self._reestimate_current and self.is_pseudo_marginal
+        if same_point and not reestimate and not self._shared_changed():
             return 0
-        self.x_current = np.array(x0, copy=True)
-        self.logp_current = float(self._logp(self.x_current))
+        if same_point and not reestimate and self.noise_current is not None:
+            self.logp_current = self._noisy_logp(self.x_current, self.noise_current)
+        else:
+            self.x_current = np.array(x0, copy=True)
+            self.logp_current, self.noise_current = self._estimate_logp(self.x_current)
         if self.shared:
             self.shared_snapshot = [
                 np.array(v.get_value(borrow=True), copy=True) for v in self.shared.values()
             ]
         self._on_new_current()
         return 1
+
+    # ----------------------------------------------------------------------------------------
+    # pseudo-marginal noise diagnostic
+    @property
+    def noise_sd(self) -> float:
+        """Pooled standard deviation of ``log p_hat`` at the current state (NaN if unmeasured)."""
+        if self.noise_dof == 0:
+            return math.nan
+        return math.sqrt(self.noise_sum_squares / self.noise_dof)
+
+    def _measure_noise(self) -> int:
+        """Re-estimate the current state a few times (first iteration, then during warm-up).
+
+        The fresh estimates only measure the noise; the chain keeps its stored estimate. Returns
+        the number of log-density evaluations made.
+        """
+        if self._noisy_logp is None or self.noise_check_interval == 0:
+            return 0
+        due = self.iteration == 0 or (self.tune and self.iteration % self.noise_check_interval == 0)
+        if not due:
+            return 0
+        x = self.x_current
+        values = np.array(
+            [
+                self._noisy_logp(x, self._noisy_logp.draw(x, self.rng))
+                for _ in range(NOISE_CHECK_REPEATS)
+            ]
+        )
+        finite = values[np.isfinite(values)]
+        if finite.size >= 2:
+            self.noise_sum_squares += float(np.sum((finite - finite.mean()) ** 2))
+            self.noise_dof += finite.size - 1
+        if math.isfinite(self.logp_current):
+            # acceptance probability of a move that stays put: the ceiling the noise imposes
+            self.null_accept_sum += float(
+                np.sum(
+                    np.exp(np.minimum(0.0, np.nan_to_num(values - self.logp_current, nan=-np.inf)))
+                )
+            )
+            self.null_accept_count += values.size
+        return NOISE_CHECK_REPEATS
+
+    def _noisy_target(self, target: float) -> float:
+        """Acceptance target for step-size or scale learning, lowered by the noise ceiling.
+
+        With a stochastic likelihood estimate even a proposal at the current point is accepted
+        only with probability ``E[min(1, p_hat' / p_hat)] < 1``. The acceptance of a move is
+        roughly that ceiling times the acceptance without noise, so the target is scaled by the
+        measured ceiling; otherwise a target above the ceiling would shrink the proposal without
+        end.
+        """
+        if self.null_accept_count == 0:
+            return target
+        ceiling = self.null_accept_sum / self.null_accept_count
+        return target * min(1.0, max(_MIN_NOISE_CEILING, ceiling))
+
+    def _noise_stats(self) -> dict[str, float]:
+        return {"noise_sd": self.noise_sd} if self.is_pseudo_marginal else {}
 
     # ----------------------------------------------------------------------------------------
     # PyMC integration
@@ -229,6 +378,8 @@ class AdaptiveMHStep(GradientFreeStep):
         compile_kwargs: dict | None = None,
         blocked: bool = True,
         rng=None,
+        noise_free_other_steps: bool = False,
+        noise_check_interval: int = 100,
     ) -> None:
         target_accept = float(target_accept)
         if not (0.0 < target_accept < 1.0) or not math.isfinite(target_accept):
@@ -246,6 +397,8 @@ class AdaptiveMHStep(GradientFreeStep):
             compile_kwargs=compile_kwargs,
             blocked=blocked,
             rng=rng,
+            noise_free_other_steps=noise_free_other_steps,
+            noise_check_interval=noise_check_interval,
         )
 
     # ----------------------------------------------------------------------------------------
@@ -336,12 +489,13 @@ class AdaptiveMHStep(GradientFreeStep):
     def astep(self, q0: RaveledVars) -> tuple[RaveledVars, list[dict[str, Any]]]:
         """Propose, accept or reject, learn; exactly one new log-density evaluation."""
         logp_evals = self._refresh_current(q0.data)
+        logp_evals += self._measure_noise()
         x = self.x_current
         chol = self._current_cholesky()
         noise = self.rng.standard_normal(self.dim)
         # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts its input
         x_new = (x + chol @ noise).astype(x.dtype, copy=False)
-        logp_new = float(self._logp(x_new))
+        logp_new, likelihood_noise_new = self._estimate_logp(x_new)
         logp_evals += 1
         scatter_new, chol_new = (self.scatter_current, chol) if self._symmetric else (None, None)
         log_q_reverse = log_q_forward = 0.0
@@ -361,7 +515,7 @@ class AdaptiveMHStep(GradientFreeStep):
         if not valid:
             self.n_invalid += 1
         if decision.accepted:
-            self.x_current, self.logp_current = x_new, logp_new
+            self._accept(x_new, logp_new, likelihood_noise_new)
             self.scatter_current, self.proposal_chol = scatter_new, chol_new
         if self._adapting():
             self._adapt(decision.accept_prob)
@@ -374,6 +528,7 @@ class AdaptiveMHStep(GradientFreeStep):
             "logp_evals": logp_evals,
             "invalid_proposal": not valid,
             **self._extra_stats(),
+            **self._noise_stats(),
         }
         if EMIT_TUNE_STAT:
             stats["tune"] = bool(self.tune)
@@ -385,7 +540,10 @@ class AdaptiveMHStep(GradientFreeStep):
             self.proposal_chol = None
         if self.learn_scale and self._scale_is_active():
             self.log_scale = robbins_monro_update(
-                self.log_scale, accept_prob, self.target_accept, self.scale_updates
+                self.log_scale,
+                accept_prob,
+                self._noisy_target(self.target_accept),
+                self.scale_updates,
             )
             self.scale_updates += 1
             self.proposal_chol = None
@@ -415,6 +573,15 @@ class AdaptiveMHStep(GradientFreeStep):
             return {"accept_rate": step_stats["accept"], "scaling": step_stats["scaling"]}
 
         return (update_stats,)
+
+
+def _check_noise_interval(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise ValueError(
+            f"`noise_check_interval` must be a non-negative integer (warm-up iterations between "
+            f"checks of the likelihood-estimate noise; 0 turns them off), got {value!r}."
+        )
+    return int(value)
 
 
 def _resolve_vars(vars, model, step_name: str) -> list:

@@ -97,6 +97,17 @@ class KameleonStep(AdaptiveMHStep):
     model, initial_point, compile_kwargs, blocked, rng
         As for PyMC's own step methods. ``compile_kwargs`` (e.g. ``{"mode": "NUMBA"}``) is passed
         to the log-density compilation.
+    noise_free_other_steps : bool, default False
+        Only for models with a stochastic likelihood estimate (see
+        :mod:`pymc_kameleon.pseudo_marginal`). Such a model must by default be sampled by this
+        step alone, because PyMC's other samplers would re-draw the noise at every evaluation;
+        set True only if every other step updates its variables without evaluating the noisy
+        terms (e.g. a hand-written conjugate Gibbs step).
+    noise_check_interval : int, default 100
+        Only for stochastic likelihood estimates: at the first iteration and then every this many
+        warm-up iterations, the current state is re-estimated 4 extra times (counted in
+        ``logp_evals``; the chain keeps its stored estimate) to measure the ``noise_sd`` stat.
+        0 turns the checks off.
 
     Notes
     -----
@@ -104,6 +115,9 @@ class KameleonStep(AdaptiveMHStep):
     (:math:`\nu^2`), ``bandwidth``, ``n_history`` (rows of :math:`z` in use), ``model_logp``,
     ``logp_evals`` (log-density evaluations this iteration) and ``invalid_proposal`` (the proposal
     had a NaN/-inf log-density and was rejected).
+    With a stochastic likelihood estimate there is one more stat, ``noise_sd``: the standard
+    deviation of :math:`\log \hat p` at the current state, pooled over the checks so far
+    (pseudo-marginal chains stick when it is well above 1-2).
 
     References
     ----------
@@ -140,6 +154,8 @@ class KameleonStep(AdaptiveMHStep):
         compile_kwargs: dict | None = None,
         blocked: bool = True,
         rng=None,
+        noise_free_other_steps: bool = False,
+        noise_check_interval: int = 100,
     ) -> None:
         self.n_history = _check_int("n_history", n_history, minimum=2)
         self.gamma = _check_positive("gamma", gamma)
@@ -165,6 +181,8 @@ class KameleonStep(AdaptiveMHStep):
             compile_kwargs=compile_kwargs,
             blocked=blocked,
             rng=rng,
+            noise_free_other_steps=noise_free_other_steps,
+            noise_check_interval=noise_check_interval,
         )
 
     # ---------------------------------------------------------------------------------------

@@ -172,6 +172,17 @@ class KMCStep(GradientFreeStep):
         changes.
     model, initial_point, compile_kwargs, blocked, rng
         As for PyMC's own step methods.
+    noise_free_other_steps : bool, default False
+        Only for models with a stochastic likelihood estimate (see
+        :mod:`pymc_kameleon.pseudo_marginal`). Such a model must by default be sampled by this
+        step alone, because PyMC's other samplers would re-draw the noise at every evaluation;
+        set True only if every other step updates its variables without evaluating the noisy
+        terms (e.g. a hand-written conjugate Gibbs step).
+    noise_check_interval : int, default 100
+        Only for stochastic likelihood estimates: at the first iteration and then every this many
+        warm-up iterations, the current state is re-estimated 4 extra times (counted in
+        ``logp_evals``; the chain keeps its stored estimate) to measure the ``noise_sd`` stat.
+        0 turns the checks off.
 
     Notes
     -----
@@ -182,7 +193,12 @@ class KMCStep(GradientFreeStep):
     has a NaN/-inf log-density, or the energy error exceeded 1000; never accepted),
     ``model_logp``, ``logp_evals`` (model log-density evaluations this iteration),
     ``surrogate_grad_evals``, ``lengthscale`` and ``n_basis`` (basis points or features of the
-    surrogate in use; 0 before the first fit).
+    surrogate in use; 0 before the first fit), and ``surrogate_scale`` (the calibrated factor
+    :math:`\beta` on the surrogate gradient). With a stochastic likelihood estimate there is one
+    more stat, ``noise_sd``: the standard deviation of :math:`\log \hat p` at the current state,
+    pooled over the checks so far (pseudo-marginal chains stick when it is well above 1-2). The
+    Metropolis test uses the stored estimate of the current state and a fresh one at the end
+    point, so the chain stays exact.
 
     References
     ----------
@@ -236,6 +252,8 @@ class KMCStep(GradientFreeStep):
         compile_kwargs: dict | None = None,
         blocked: bool = True,
         rng=None,
+        noise_free_other_steps: bool = False,
+        noise_check_interval: int = 100,
     ) -> None:
         if estimator not in ESTIMATORS:
             raise ValueError(
@@ -295,6 +313,8 @@ class KMCStep(GradientFreeStep):
             compile_kwargs=compile_kwargs,
             blocked=blocked,
             rng=rng,
+            noise_free_other_steps=noise_free_other_steps,
+            noise_check_interval=noise_check_interval,
         )
 
     # ----------------------------------------------------------------------------------------
@@ -355,6 +375,7 @@ class KMCStep(GradientFreeStep):
         ``warmup_explore``); they report ``n_steps = 0``.
         """
         logp_evals = self._refresh_current(q0.data)
+        logp_evals += self._measure_noise()
         explore = self.tune and (
             self.surrogate is None
             or (self.warmup_explore > 0.0 and self.rng.random() < self.warmup_explore)
@@ -372,6 +393,7 @@ class KMCStep(GradientFreeStep):
             "lengthscale": float(self.lengthscale),
             "n_basis": self._n_basis(),
             "surrogate_scale": self.surrogate_scale,
+            **self._noise_stats(),
         }
         if EMIT_TUNE_STAT:
             stats["tune"] = bool(self.tune)
@@ -386,12 +408,12 @@ class KMCStep(GradientFreeStep):
         trajectory = leapfrog(
             x, p0, self.surrogate_gradient, step_size, n_steps, self.inv_mass_diag
         )
-        logp_new, logp_evals = -math.inf, 0
+        logp_new, noise_new, logp_evals = -math.inf, None, 0
         x_new = trajectory.q
         if trajectory.finite:
             # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts it
             x_new = trajectory.q.astype(x.dtype, copy=False)
-            logp_new = float(self._logp(x_new))
+            logp_new, noise_new = self._estimate_logp(x_new)
             logp_evals = 1
         log_accept = self._log_accept(logp_new, x, trajectory, p0)
         energy_start = -self.logp_current + kinetic_energy(p0, self.inv_mass_diag)
@@ -404,7 +426,7 @@ class KMCStep(GradientFreeStep):
             self._calibrate(x, x_new, logp_new)
         energy = energy_start
         if decision.accepted:
-            self.x_current, self.logp_current = x_new, logp_new
+            self._accept(x_new, logp_new, noise_new)
             energy = energy_start + energy_error
         if diverging:
             self.n_divergent += 1
@@ -439,13 +461,13 @@ class KMCStep(GradientFreeStep):
         x_new = (x + self._explore_cholesky() @ self.rng.standard_normal(self.dim)).astype(
             x.dtype, copy=False
         )
-        logp_new = float(self._logp(x_new))
+        logp_new, noise_new = self._estimate_logp(x_new)
         valid = math.isfinite(logp_new)
         decision = mh_decide(
             mh_log_ratio(logp_new if valid else -math.inf, self.logp_current), self.rng
         )
         if decision.accepted:
-            self.x_current, self.logp_current = x_new, logp_new
+            self._accept(x_new, logp_new, noise_new)
         if not valid:
             self.n_invalid += 1
         return decision.accept_prob, {
@@ -488,7 +510,10 @@ class KMCStep(GradientFreeStep):
     def _adapt(self, accept_prob: float, explored: bool) -> None:
         if explored:
             self.explore_log_scale = robbins_monro_update(
-                self.explore_log_scale, accept_prob, _RANDOM_WALK_TARGET, self.explore_updates
+                self.explore_log_scale,
+                accept_prob,
+                self._noisy_target(_RANDOM_WALK_TARGET),
+                self.explore_updates,
             )
             self.explore_updates += 1
         else:
@@ -510,7 +535,10 @@ class KMCStep(GradientFreeStep):
 
     def _adapt_step_size(self, accept_prob: float) -> None:
         self.log_step_scale = robbins_monro_update(
-            self.log_step_scale, accept_prob, self.target_accept, self.step_updates
+            self.log_step_scale,
+            accept_prob,
+            self._noisy_target(self.target_accept),
+            self.step_updates,
         )
         self.step_updates += 1
         self.log_step_weighted_sum += self.step_updates * self.log_step_scale
