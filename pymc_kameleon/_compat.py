@@ -29,6 +29,11 @@ try:
     from pymc.pytensorf import rvs_in_graph
 except ImportError:  # older pymc 5 releases keep it with the logprob utilities
     from pymc.logprob.utils import rvs_in_graph
+
+try:
+    from pytensor.graph.traversal import ancestors
+except ImportError:  # pytensor < 2.32 keeps it in graph.basic
+    from pytensor.graph.basic import ancestors
 from pymc.step_methods.arraystep import ArrayStepShared
 from pymc.step_methods.compound import Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
@@ -42,6 +47,7 @@ __all__ = [
     "Competence",
     "RaveledVars",
     "StepMethodState",
+    "ancestors",
     "compile_pytensor",
     "continuous_types",
     "dataclass_state",

@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 import pytensor.tensor as pt
-from pytensor.graph.basic import Apply, Variable, ancestors
+from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.op import Op
 from pytensor.tensor.random.basic import integers
 
-from pymc_kameleon._compat import modelcontext, rvs_in_graph
+from pymc_kameleon._compat import ancestors, modelcontext, rvs_in_graph
 
 __all__ = [
     "SEED_UPPER_BOUND",

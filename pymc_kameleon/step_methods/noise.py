@@ -14,10 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from pytensor.graph.basic import Variable, ancestors
+from pytensor.graph.basic import Variable
 from pytensor.graph.replace import clone_replace
 
-from pymc_kameleon._compat import compile_pytensor, find_rng_nodes, join_nonshared_inputs
+from pymc_kameleon._compat import (
+    ancestors,
+    compile_pytensor,
+    find_rng_nodes,
+    join_nonshared_inputs,
+)
 from pymc_kameleon.pseudo_marginal import noise_variables
 
 __all__ = ["NoisyLogDensity", "check_noise_ownership", "compile_noisy_log_density"]
