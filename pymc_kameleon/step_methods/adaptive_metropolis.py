@@ -9,7 +9,7 @@ import numpy as np
 
 from pymc_kameleon._compat import dataclass_state
 from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale
-from pymc_kameleon.step_methods.base import AdaptiveMHState, AdaptiveMHStep
+from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
 from pymc_kameleon.step_methods.kameleon import _check_int
 
 __all__ = ["AdaptiveMetropolis", "AdaptiveMetropolisState"]

@@ -14,7 +14,7 @@ from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.kernels import Kernel, make_kernel
 from pymc_kameleon.core.proposals import centered_gradient_matrix, kameleon_covariance
-from pymc_kameleon.step_methods.base import AdaptiveMHState, AdaptiveMHStep
+from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
 
 __all__ = ["KameleonState", "KameleonStep"]
 
