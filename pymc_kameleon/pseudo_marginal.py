@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pymc as pm
 import pytensor.tensor as pt
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.op import Op
@@ -112,8 +113,6 @@ def noisy_potential(name: str, log_estimate: Any, model=None) -> Variable:
             "deterministic. Use pm.Potential for deterministic terms; a stochastic estimate "
             "draws its noise inside the graph, e.g. with pm.Normal.dist(...)."
         )
-    import pymc as pm
-
     return pm.Potential(name, log_estimate, model=model)
 
 
@@ -250,6 +249,4 @@ def estimator_potential(
     op = EstimatorOp(estimate, len(params))
     seed = integers(0, SEED_UPPER_BOUND, dtype="int64")
     seed.name = f"{name}_seed"
-    import pymc as pm
-
     return pm.Potential(name, op(seed, *params), model=model)
