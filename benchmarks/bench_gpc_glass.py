@@ -8,7 +8,7 @@ and a long benchmark sample, as in the KMC paper. Runs are spread over ``--jobs`
 core each; every likelihood estimate uses 100 importance samples and single-threaded BLAS.
 
 The benchmark sample comes from 4 long AdaptiveMetropolis chains (``--reference``; about 15 min
-on 2 cores) and is cached in ``benchmarks/results/glass_reference.npz``.
+on 2 cores) and is cached in ``pymc_kameleon/bench/data/glass_reference.npz`` (shipped with the package).
 
 Usage::
 
@@ -49,7 +49,7 @@ from pymc_kameleon.diagnostics import polynomial_mmd2
 from pymc_kameleon.targets import glass_gpc_model
 
 RESULTS = Path(__file__).resolve().parent / "results"
-REFERENCE = RESULTS / "glass_reference.npz"
+REFERENCE = Path(__file__).resolve().parents[1] / "pymc_kameleon" / "bench" / "data" / "glass_reference.npz"
 ITERATIONS = 6000
 MMD_POINTS = 1000
 

@@ -25,7 +25,7 @@ from pymc_kameleon import KMCStep
 from pymc_kameleon.diagnostics import polynomial_mmd2
 from pymc_kameleon.targets import glass_gpc_model
 
-REFERENCE = Path(__file__).resolve().parent / "results" / "glass_reference.npz"
+REFERENCE = Path(__file__).resolve().parents[1] / "pymc_kameleon" / "bench" / "data" / "glass_reference.npz"
 
 if __name__ == "__main__":
     kwargs = eval(sys.argv[1]) if len(sys.argv) > 1 else {"n_history": 1000}  # a dict literal

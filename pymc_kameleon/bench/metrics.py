@@ -1,0 +1,142 @@
+"""Scores of one benchmark run: mixing, accuracy against the exact answer, and cost.
+
+All accuracy metrics compare with exact quantities of the target (:mod:`.problems`), never with
+another sampler:
+
+* ``mean_norm``: the KAMH paper's ``|E_hat[X]|`` (the true mean is 0);
+* ``max_mean_error``: ``max_k |E_hat[X_k]| / sd_k``;
+* ``quantile_error``: the KAMH paper's metric, the mean over q = 0.1, ..., 0.9 of
+  ``|fraction of draws whose statistic is below its exact q-quantile - q|``;
+* ``coord_quantile_error``: the mean over coordinates and the same levels of
+  ``|q-quantile of the draws - exact q-quantile| / sd``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import arviz as az
+import numpy as np
+
+from pymc_kameleon.diagnostics import DEFAULT_QUANTILES, polynomial_mmd2
+
+__all__ = [
+    "accuracy_metrics",
+    "chain_metrics",
+    "mixing_metrics",
+    "quantile_error",
+]
+
+
+def quantile_error(statistic: np.ndarray, exact_quantiles: np.ndarray) -> float:
+    """Mean over levels of ``|fraction below the exact quantile - level|``.
+
+    Parameters
+    ----------
+    statistic : numpy.ndarray
+        Statistic of each draw (any shape; pooled).
+    exact_quantiles : numpy.ndarray
+        Exact quantiles of the statistic at ``DEFAULT_QUANTILES``.
+
+    Returns
+    -------
+    float
+    """
+    values = np.asarray(statistic, dtype=float).ravel()
+    fractions = np.mean(values[:, None] <= np.asarray(exact_quantiles)[None, :], axis=0)
+    return float(np.mean(np.abs(fractions - DEFAULT_QUANTILES)))
+
+
+def _coordinate_quantile_error(draws: np.ndarray, quantiles: np.ndarray, sds: np.ndarray) -> float:
+    estimated = np.quantile(draws.reshape(-1, draws.shape[-1]), DEFAULT_QUANTILES, axis=0)
+    return float(np.mean(np.abs(estimated - quantiles) / sds))
+
+
+def accuracy_metrics(draws: np.ndarray, problem: Any) -> dict[str, float]:
+    """Accuracy of pooled draws against the problem's exact answer (or reference run).
+
+    Parameters
+    ----------
+    draws : numpy.ndarray
+        Shape ``(chains, draws, dim)``.
+    problem : Problem
+
+    Returns
+    -------
+    dict of str to float
+        ``mean_norm``, ``max_mean_error``, ``quantile_error``, ``coord_quantile_error`` for
+        targets with an exact answer; ``mmd2`` and ``mean_error`` against the reference draws
+        for GP-Glass.
+    """
+    pooled = draws.reshape(-1, draws.shape[-1])
+    out: dict[str, float] = {}
+    marginals = problem.marginal_quantiles()
+    if marginals is not None:
+        quantiles, sds = marginals
+        mean = pooled.mean(axis=0)
+        out["mean_norm"] = float(np.linalg.norm(mean))
+        out["max_mean_error"] = float(np.max(np.abs(mean) / sds))
+        out["coord_quantile_error"] = _coordinate_quantile_error(pooled, quantiles, sds)
+    exact = problem.statistic_quantiles()
+    if exact is not None:
+        out["quantile_error"] = quantile_error(problem.statistic(pooled), exact)
+    reference = problem.reference_draws()
+    if reference is not None:
+        thin = max(1, pooled.shape[0] // 1000)
+        out["mmd2"] = polynomial_mmd2(pooled[::thin], reference)
+        out["mean_error"] = float(np.linalg.norm(pooled.mean(axis=0) - reference.mean(axis=0)))
+    return out
+
+
+def mixing_metrics(idata: Any, var_name: str) -> dict[str, float]:
+    """Min bulk/tail ESS and max R-hat over coordinates (ArviZ, pooled over chains).
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+    var_name : str
+
+    Returns
+    -------
+    dict of str to float
+    """
+    posterior = idata["posterior"][[var_name]]
+    out = {
+        "min_bulk_ess": float(az.ess(posterior, method="bulk")[var_name].min()),
+        "min_tail_ess": float(az.ess(posterior, method="tail")[var_name].min()),
+    }
+    out["max_rhat"] = (
+        float(az.rhat(posterior)[var_name].max()) if posterior.sizes["chain"] > 1 else np.nan
+    )
+    return out
+
+
+def chain_metrics(draws: np.ndarray, problem: Any) -> dict[str, list[float]]:
+    """Per-chain scores, for box plots over chains (KAMH paper Fig. 5, KMC paper Fig. 3).
+
+    Parameters
+    ----------
+    draws : numpy.ndarray
+        Shape ``(chains, draws, dim)``.
+    problem : Problem
+
+    Returns
+    -------
+    dict of str to list of float
+        ``chain_min_ess`` (single-chain bulk ESS, min over coordinates), and for targets with an
+        exact answer ``chain_mean_norm`` and ``chain_quantile_error``.
+    """
+    out: dict[str, list[float]] = {"chain_min_ess": []}
+    exact = problem.statistic_quantiles()
+    if problem.true_mean is not None:
+        out["chain_mean_norm"] = []
+    if exact is not None:
+        out["chain_quantile_error"] = []
+    for chain in draws:
+        ess = [az.ess(chain[None, :, k], method="bulk") for k in range(chain.shape[-1])]
+        out["chain_min_ess"].append(float(np.min(ess)))
+        if "chain_mean_norm" in out:
+            out["chain_mean_norm"].append(float(np.linalg.norm(chain.mean(axis=0))))
+        if exact is not None:
+            out["chain_quantile_error"].append(quantile_error(problem.statistic(chain), exact))
+    return out

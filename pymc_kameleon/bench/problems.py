@@ -1,0 +1,306 @@
+"""Benchmark targets: a PyMC model plus what an exact answer needs to score a run.
+
+Every :class:`Problem` builds its model on demand and knows its exact answer: the true mean
+(zero for all synthetic targets), reference marginal quantiles, and a scalar statistic whose
+exact quantiles give the KAMH paper's quantile error (the squared norm of the Gaussianised
+point; chi-squared for the banana and Gaussians, from exact draws for the flower). GP-Glass has
+no exact answer and is scored against a long reference run instead (``reference_draws``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+from pytensor.graph.basic import Apply
+from pytensor.graph.op import Op
+from scipy import stats
+
+from pymc_kameleon.diagnostics import DEFAULT_QUANTILES
+from pymc_kameleon.targets import (
+    banana_logp,
+    banana_model,
+    banana_to_gaussian,
+    flower_model,
+    flower_radial_residual,
+    gaussian_model,
+    glass_gpc_model,
+    sample_banana,
+    sample_flower,
+)
+
+__all__ = [
+    "PROBLEMS",
+    "CostlyLogpOp",
+    "Problem",
+    "correlated_covariance",
+    "get_problem",
+]
+
+_REFERENCE_DRAWS = 400_000
+_REFERENCE_SEED = 20141121
+GLASS_REFERENCE = Path(__file__).resolve().parent / "data" / "glass_reference.npz"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A benchmark target.
+
+    Attributes
+    ----------
+    name : str
+        Key used on the command line and in result files.
+    title : str
+        Human-readable description for tables.
+    dim : int
+        Dimension of the single vector variable ``var_name``.
+    build_model : callable
+        ``() -> pymc.Model``.
+    exact_draws : callable, optional
+        ``(n, rng) -> array (n, dim)`` of exact i.i.d. draws (``None`` if unavailable).
+    statistic : callable, optional
+        ``(draws (..., dim)) -> (...)`` scalar statistic (squared norm of the Gaussianised
+        point) whose exact quantiles score the run.
+    statistic_is_chi2 : bool
+        The statistic is exactly chi-squared with ``dim`` degrees of freedom.
+    has_gradient : bool
+        PyMC can differentiate the log-density (NUTS is run).
+    noisy : bool
+        Pseudo-marginal target (only this package's steps are run).
+    eval_seconds : float
+        Artificial cost per log-density evaluation (0 for none).
+    var_name : str
+        Name of the vector variable.
+    """
+
+    name: str
+    title: str
+    dim: int
+    build_model: Callable[[], pm.Model]
+    exact_draws: Callable[[int, np.random.Generator], np.ndarray] | None = None
+    statistic: Callable[[np.ndarray], np.ndarray] | None = None
+    statistic_is_chi2: bool = False
+    has_gradient: bool = True
+    noisy: bool = False
+    eval_seconds: float = 0.0
+    var_name: str = "x"
+    notes: str = field(default="", compare=False)
+
+    @property
+    def true_mean(self) -> np.ndarray | None:
+        """The exact posterior mean (zero for every synthetic target), or None."""
+        return None if self.exact_draws is None else np.zeros(self.dim)
+
+    def statistic_quantiles(self) -> np.ndarray | None:
+        """Exact quantiles of :attr:`statistic` at the levels 0.1, ..., 0.9."""
+        if self.statistic is None:
+            return None
+        if self.statistic_is_chi2:
+            return stats.chi2.ppf(DEFAULT_QUANTILES, self.dim)
+        return _reference(self.name)[0]
+
+    def marginal_quantiles(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Exact per-coordinate quantiles ``(9, dim)`` and standard deviations ``(dim,)``."""
+        if self.exact_draws is None:
+            return None
+        _, quantiles, sds = _reference(self.name)
+        return quantiles, sds
+
+    def reference_draws(self) -> np.ndarray | None:
+        """Benchmark draws of a long reference run (GP-Glass only)."""
+        if self.name != "glass":
+            return None
+        return np.load(GLASS_REFERENCE)["draws"]
+
+
+@cache
+def _reference(name: str) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Quantiles of the statistic and of each coordinate from seeded exact draws (cached)."""
+    problem = get_problem(name)
+    draws = problem.exact_draws(_REFERENCE_DRAWS, np.random.default_rng(_REFERENCE_SEED))
+    statistic = None
+    if problem.statistic is not None:
+        statistic = np.quantile(problem.statistic(draws), DEFAULT_QUANTILES)
+    return statistic, np.quantile(draws, DEFAULT_QUANTILES, axis=0), draws.std(axis=0)
+
+
+def correlated_covariance(d: int = 8, condition: float = 1e4, seed: int = 8) -> np.ndarray:
+    """A strongly correlated covariance: log-spaced eigenvalues under a random rotation.
+
+    Parameters
+    ----------
+    d : int, default 8
+        Dimension.
+    condition : float, default 1e4
+        Ratio of the largest to the smallest eigenvalue (eigenvalues from
+        ``1/sqrt(condition)`` to ``sqrt(condition)``).
+    seed : int, default 8
+        Seed of the Haar-random rotation.
+
+    Returns
+    -------
+    numpy.ndarray
+        Symmetric positive definite ``(d, d)`` matrix.
+    """
+    rotation = stats.ortho_group.rvs(d, random_state=seed)
+    eigenvalues = np.logspace(-0.5, 0.5, d) ** np.log10(condition)
+    cov = rotation @ np.diag(eigenvalues) @ rotation.T
+    return 0.5 * (cov + cov.T)
+
+
+class CostlyLogpOp(Op):
+    """A log-density Op that takes a fixed wall time per call and counts its calls.
+
+    It stands for an expensive likelihood (an ODE solve, a simulator, a remote call): the value
+    is an ordinary NumPy function, after which the Op sleeps until ``seconds`` have passed
+    since the call started. No gradient.
+
+    Parameters
+    ----------
+    logp : callable
+        ``logp(x) -> float`` for a float64 vector ``x``.
+    seconds : float
+        Wall time per call.
+    """
+
+    __props__ = ("seconds", "key")
+    itypes: ClassVar[list] = [pt.dvector]
+    otypes: ClassVar[list] = [pt.dscalar]
+
+    def __init__(self, logp: Callable[[np.ndarray], float], seconds: float, key: str) -> None:
+        self.logp = logp
+        self.seconds = float(seconds)
+        self.key = key
+        self.calls = 0
+        self.seconds_inside = 0.0
+
+    def make_node(self, x) -> Apply:
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [pt.dscalar()])
+
+    def perform(self, node, inputs, output_storage) -> None:
+        start = time.perf_counter()
+        value = float(self.logp(inputs[0]))
+        remaining = self.seconds - (time.perf_counter() - start)
+        if remaining > 0:
+            time.sleep(remaining)
+        output_storage[0][0] = np.asarray(value)
+        self.calls += 1
+        self.seconds_inside += time.perf_counter() - start
+
+    def reset_counters(self) -> None:
+        """Set the call count and the time spent inside to zero."""
+        self.calls, self.seconds_inside = 0, 0.0
+
+
+def _costly_banana_model(b: float, v: float, seconds: float) -> pm.Model:
+    op = CostlyLogpOp(lambda x: banana_logp(x, b=b, v=v), seconds, key=f"banana-{b}-{v}")
+    with pm.Model() as model:
+        x = pm.Flat("x", shape=8)
+        pm.Potential("x_costly_banana_logp", op(x))
+    model.costly_op = op  # read by the runner for call counts and time inside
+    return model
+
+
+def _banana(b: float, name: str) -> Problem:
+    return Problem(
+        name=name,
+        title=f"banana B({b}, 100), d=8",
+        dim=8,
+        build_model=lambda: banana_model(d=8, b=b, v=100.0),
+        exact_draws=lambda n, rng: sample_banana(n, d=8, b=b, v=100.0, rng=rng),
+        statistic=lambda x: np.sum(banana_to_gaussian(x, b=b, v=100.0) ** 2, axis=-1),
+        statistic_is_chi2=True,
+    )
+
+
+def _flower_statistic(x: np.ndarray) -> np.ndarray:
+    return flower_radial_residual(x) ** 2 + np.sum(np.asarray(x)[..., 2:] ** 2, axis=-1)
+
+
+def _gaussian(name: str, title: str, cov: np.ndarray) -> Problem:
+    chol = np.linalg.cholesky(cov)
+
+    def gaussianise(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        flat = x.reshape(-1, cov.shape[0])
+        z = np.linalg.solve(chol, flat.T).T
+        return np.sum(z**2, axis=-1).reshape(x.shape[:-1])
+
+    return Problem(
+        name=name,
+        title=title,
+        dim=cov.shape[0],
+        build_model=lambda: gaussian_model(cov),
+        exact_draws=lambda n, rng: rng.standard_normal((n, cov.shape[0])) @ chol.T,
+        statistic=gaussianise,
+        statistic_is_chi2=True,
+    )
+
+
+PROBLEMS: dict[str, Problem] = {
+    p.name: p
+    for p in (
+        _banana(0.03, "banana-0.03"),
+        _banana(0.1, "banana-0.1"),
+        Problem(
+            name="flower",
+            title="flower F(10, 6, 6, 1), d=8 (radius of (x1, x2), squared numerator)",
+            dim=8,
+            build_model=lambda: flower_model(d=8),
+            exact_draws=lambda n, rng: sample_flower(n, d=8, rng=rng),
+            statistic=_flower_statistic,
+        ),
+        _gaussian("gauss-iso", "N(0, I), d=8", np.eye(8)),
+        _gaussian(
+            "gauss-corr",
+            "correlated Gaussian, d=8, condition number 1e4, random rotation",
+            correlated_covariance(),
+        ),
+        Problem(
+            name="banana-0.1-costly",
+            title="banana B(0.1, 100), d=8, log-density costing 1 ms per call",
+            dim=8,
+            build_model=lambda: _costly_banana_model(0.1, 100.0, 1e-3),
+            exact_draws=lambda n, rng: sample_banana(n, d=8, b=0.1, v=100.0, rng=rng),
+            statistic=lambda x: np.sum(banana_to_gaussian(x, b=0.1, v=100.0) ** 2, axis=-1),
+            statistic_is_chi2=True,
+            has_gradient=False,
+            eval_seconds=1e-3,
+        ),
+        Problem(
+            name="glass",
+            title="GP classification on UCI Glass, d=9, pseudo-marginal (100 importance samples)",
+            dim=9,
+            build_model=lambda: glass_gpc_model(name="x"),
+            has_gradient=False,
+            noisy=True,
+        ),
+    )
+}
+
+
+def get_problem(name: str) -> Problem:
+    """Look up a problem by name, with an error that lists the valid names.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    Problem
+    """
+    try:
+        return PROBLEMS[name]
+    except KeyError:
+        raise KeyError(
+            f"unknown benchmark problem {name!r}; choose one of {', '.join(PROBLEMS)}"
+        ) from None

@@ -1,0 +1,281 @@
+"""Run benchmark tasks: one (problem, sampler, budget, seed) each, results appended as JSON lines.
+
+Each task runs ``pm.sample(cores=1)``: its chains one after another on one core, so its timing
+is that of one core. Several tasks may run side by side in worker processes (``jobs``). Every
+finished task is appended at once to the results file, so an interrupted run loses nothing and
+a re-run skips the tasks already recorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import multiprocessing
+import sys
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pymc as pm
+
+from pymc_kameleon.bench.metrics import accuracy_metrics, chain_metrics, mixing_metrics
+from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.samplers import count_evaluations, get_sampler
+
+__all__ = ["Task", "load_records", "run_task", "run_tasks"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One benchmark run.
+
+    Attributes
+    ----------
+    experiment : str
+        Experiment the run belongs to (a table or figure of the report).
+    problem, sampler : str
+        Names in :data:`~pymc_kameleon.bench.problems.PROBLEMS` and
+        :data:`~pymc_kameleon.bench.samplers.SAMPLERS`.
+    seed : int
+        Seed of ``pm.sample`` and of the starting points.
+    chains, tune, draws : int
+        Budget.
+    init : {"random", "zero"}
+        Seeded N(0, I) starting points (the same for every sampler of a seed), or the origin.
+    n_oracle : int
+        If > 0, the step gets this many exact draws as ``initial_history`` and uses
+        ``n_history=n_oracle`` (the KMC paper's oracle setting).
+    """
+
+    experiment: str
+    problem: str
+    sampler: str
+    seed: int
+    chains: int
+    tune: int
+    draws: int
+    init: str = "random"
+    n_oracle: int = 0
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def key(self) -> str:
+        """Identity of the task in the results file."""
+        return "|".join(
+            str(v)
+            for v in (
+                self.experiment,
+                self.problem,
+                self.sampler,
+                self.seed,
+                self.chains,
+                self.tune,
+                self.draws,
+                self.init,
+                self.n_oracle,
+            )
+        )
+
+
+def _initial_values(task: Task, dim: int, var_name: str) -> list[dict] | None:
+    if task.init == "zero":
+        return None
+    rng = np.random.default_rng([task.seed, 7])
+    return [{var_name: rng.standard_normal(dim)} for _ in range(task.chains)]
+
+
+def _step_options(task: Task, problem: Any) -> dict:
+    if task.n_oracle <= 0:
+        return dict(task.extra)
+    oracle = problem.exact_draws(task.n_oracle, np.random.default_rng([task.seed, 11]))
+    options = {"initial_history": oracle, "n_history": task.n_oracle}
+    if task.sampler == "KMC-finite":
+        del options["n_history"]
+    options.update(task.extra)
+    return options
+
+
+def _acceptance(stats: Any) -> float:
+    for name in ("accepted", "acceptance_rate", "accept"):
+        if name in stats:
+            return float(np.mean(np.minimum(stats[name].values.astype(float), 1.0)))
+    return math.nan
+
+
+def _sample(task: Task, problem: Any, model: pm.Model) -> Any:
+    spec = get_sampler(task.sampler)
+    with model, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        step = spec.make_step(problem, _step_options(task, problem))
+        return pm.sample(
+            step=step,
+            tune=task.tune,
+            draws=task.draws,
+            chains=task.chains,
+            cores=1,
+            random_seed=task.seed,
+            initvals=_initial_values(task, problem.dim, problem.var_name),
+            progressbar=False,
+            compute_convergence_checks=False,
+        )
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """Run one task and return its record (metrics, counts, timings; or the error).
+
+    Parameters
+    ----------
+    task : Task
+
+    Returns
+    -------
+    dict
+        JSON-serialisable record; ``status`` is ``"ok"`` or the error message.
+    """
+    record: dict[str, Any] = {**asdict(task), "key": task.key}
+    record.pop("extra")
+    start = time.perf_counter()
+    try:
+        problem = get_problem(task.problem)
+        model = problem.build_model()
+        costly = getattr(model, "costly_op", None)
+        if costly is not None:
+            costly.reset_counters()
+        idata = _sample(task, problem, model)
+        record.update(_score(task, problem, idata, costly))
+        record["status"] = "ok"
+    except Exception as err:  # record the failure, keep benchmarking the other tasks
+        traceback.print_exc(file=sys.stderr)
+        record["status"] = f"{type(err).__name__}: {err}"
+    record["wall_s"] = time.perf_counter() - start
+    return record
+
+
+def _score(task: Task, problem: Any, idata: Any, costly: Any) -> dict[str, Any]:
+    spec = get_sampler(task.sampler)
+    draws = np.asarray(idata["posterior"][problem.var_name].values, dtype=float)
+    stats = idata["sample_stats"]
+    seconds = float(idata["posterior"].attrs["sampling_time"])
+    iterations = task.chains * (task.tune + task.draws)
+    evals = count_evaluations(stats, spec.kind, problem.dim)
+    out: dict[str, Any] = {
+        **mixing_metrics(idata, problem.var_name),
+        **accuracy_metrics(draws, problem),
+        **chain_metrics(draws, problem),
+        "acceptance": _acceptance(stats),
+        "draw_evals": evals,
+        "sampling_s": seconds,
+        "us_per_iter": 1e6 * seconds / iterations,
+    }
+    out["ess_per_1k_evals"] = 1000.0 * out["min_bulk_ess"] / evals if evals else math.nan
+    out["ess_per_s"] = out["min_bulk_ess"] / seconds if seconds > 0 else math.nan
+    if "diverging" in stats:
+        out["divergences"] = int(np.sum(stats["diverging"].values))
+    if "noise_sd" in stats:
+        out["noise_sd"] = float(np.nanmedian(stats["noise_sd"].values[:, -1]))
+    if "step_size" in stats and spec.ours:
+        out["final_step_size"] = float(np.median(stats["step_size"].values))
+    if costly is not None:
+        out["logp_calls"] = int(costly.calls)
+        out["logp_seconds"] = float(costly.seconds_inside)
+        out["logp_calls_per_iter"] = costly.calls / iterations
+        out["overhead_fraction"] = max(0.0, 1.0 - costly.seconds_inside / seconds)
+    return out
+
+
+def load_records(path: Path) -> list[dict[str, Any]]:
+    """Read a JSON-lines results file (missing file: no records).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+
+    Returns
+    -------
+    list of dict
+    """
+    if not path.exists():
+        return []
+    with path.open() as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _worker_init() -> None:
+    logging.getLogger("pymc").setLevel(logging.ERROR)
+    with contextlib.suppress(ImportError):  # one BLAS thread per worker: jobs share the cores
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+
+
+def run_tasks(
+    tasks: Iterable[Task],
+    results: Path,
+    jobs: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run the tasks not yet recorded in ``results`` and append their records.
+
+    Parameters
+    ----------
+    tasks : iterable of Task
+    results : pathlib.Path
+        JSON-lines file; created if missing.
+    jobs : int, default 1
+        Worker processes (each runs one task at a time, on one core).
+    progress : callable, optional
+        Called with a one-line summary of each finished task.
+
+    Returns
+    -------
+    list of dict
+        All records in ``results`` after the run, for the given tasks.
+    """
+    tasks = list(tasks)
+    done = {r["key"] for r in load_records(results) if r.get("status") == "ok"}
+    todo = [t for t in tasks if t.key not in done]
+    results.parent.mkdir(parents=True, exist_ok=True)
+    if todo:
+        _worker_init()
+        if jobs > 1:
+            context = multiprocessing.get_context("fork")
+            with context.Pool(jobs, initializer=_worker_init, maxtasksperchild=4) as pool:
+                _collect(pool.imap_unordered(run_task, todo), results, progress)
+        else:
+            _collect(map(run_task, todo), results, progress)
+    wanted = {t.key for t in tasks}
+    records = {r["key"]: r for r in load_records(results) if r["key"] in wanted}
+    return list(records.values())
+
+
+def _collect(records: Iterable[dict], results: Path, progress) -> None:
+    for record in records:
+        with results.open("a") as handle:
+            handle.write(json.dumps(record, default=_json_default) + "\n")
+        if progress is not None:
+            progress(_one_line(record))
+
+
+def _one_line(record: dict) -> str:
+    head = f"{record['experiment']} {record['problem']} {record['sampler']} seed {record['seed']}"
+    if record["status"] != "ok":
+        return f"{head}: FAILED {record['status']}"
+    return (
+        f"{head}: min ESS {record['min_bulk_ess']:.0f}, "
+        f"ESS/1k evals {record['ess_per_1k_evals']:.2f}, {record['sampling_s']:.1f} s"
+    )
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

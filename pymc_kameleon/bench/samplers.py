@@ -1,0 +1,136 @@
+"""The samplers the benchmark compares: this package's steps and PyMC's own.
+
+Each :class:`SamplerSpec` builds a fresh step inside the model context and says how to count
+the log-density evaluations of a run from its sampler statistics (never from a nominal rate):
+
+* this package's steps emit ``logp_evals``;
+* ``pm.Metropolis`` updates a vector one coordinate at a time: ``d`` new points per iteration;
+* ``pm.DEMetropolisZ``: one new point per iteration;
+* ``pm.Slice``: per coordinate one evaluation at the current point, two at the initial
+  interval ends, one at the first draw, plus the ``nstep_out`` and ``nstep_in`` stats;
+* NUTS: ``n_steps`` leapfrog steps, each a log-density *and gradient* evaluation.
+
+PyMC's Metropolis and DEMetropolisZ compute ``logp(new) - logp(current)`` with both terms
+evaluated, so on a costly model they call the log-density twice per new point; the costly
+banana's call counter shows it, and its wall-clock time includes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pymc as pm
+
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+
+__all__ = ["SAMPLERS", "SamplerSpec", "count_evaluations", "get_sampler"]
+
+
+@dataclass(frozen=True)
+class SamplerSpec:
+    """A sampler under test.
+
+    Attributes
+    ----------
+    name : str
+        Label in tables and result files.
+    make_step : callable
+        ``(problem, options) -> step``, called inside the model context; ``options`` is a dict
+        of extra keyword arguments (for example ``initial_history``).
+    kind : str
+        Evaluation-count rule: ``"stat"``, ``"metropolis"``, ``"demz"``, ``"slice"``, ``"nuts"``.
+    ours : bool
+        A step of this package.
+    needs_gradient : bool
+        Only run on targets PyMC can differentiate.
+    nominal_evals_per_iter : float
+        Rough evaluations per iteration, used only to size equal-evaluation budgets.
+    """
+
+    name: str
+    make_step: Callable[[Any, dict], Any]
+    kind: str
+    ours: bool = False
+    needs_gradient: bool = False
+    nominal_evals_per_iter: float = 1.0
+
+
+def _sm(problem, options):
+    """Standard Metropolis: a joint isotropic Gaussian random walk of scale 2.38/sqrt(d)."""
+    return AdaptiveMetropolis(scale="fixed", adapt_start=10**9, **options)
+
+
+SAMPLERS: dict[str, SamplerSpec] = {
+    s.name: s
+    for s in (
+        SamplerSpec("KAMH-LS", lambda p, o: KameleonStep(**o), "stat", ours=True),
+        SamplerSpec("AM-FS", lambda p, o: AdaptiveMetropolis(scale="fixed", **o), "stat", True),
+        SamplerSpec("AM-LS", lambda p, o: AdaptiveMetropolis(scale="learn", **o), "stat", True),
+        SamplerSpec("KMC-lite", lambda p, o: KMCStep(estimator="lite", **o), "stat", ours=True),
+        SamplerSpec("KMC-finite", lambda p, o: KMCStep(estimator="finite", **o), "stat", ours=True),
+        SamplerSpec("SM", _sm, "stat", ours=True),
+        SamplerSpec(
+            "pm.Metropolis", lambda p, o: pm.Metropolis(), "metropolis", nominal_evals_per_iter=8
+        ),
+        SamplerSpec("pm.DEMetropolisZ", lambda p, o: pm.DEMetropolisZ(), "demz"),
+        SamplerSpec("pm.Slice", lambda p, o: pm.Slice(), "slice", nominal_evals_per_iter=50),
+        SamplerSpec(
+            "NUTS(0.95)",
+            lambda p, o: pm.NUTS(target_accept=0.95),
+            "nuts",
+            needs_gradient=True,
+            nominal_evals_per_iter=100,
+        ),
+    )
+}
+
+
+def get_sampler(name: str) -> SamplerSpec:
+    """Look up a sampler by name, with an error that lists the valid names.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    SamplerSpec
+    """
+    try:
+        return SAMPLERS[name]
+    except KeyError:
+        raise KeyError(f"unknown sampler {name!r}; choose one of {', '.join(SAMPLERS)}") from None
+
+
+def count_evaluations(stats: Any, kind: str, dim: int) -> int:
+    """Log-density evaluations at new points in one statistics group, from its statistics.
+
+    Parameters
+    ----------
+    stats : xarray.Dataset
+        ``sample_stats`` or ``warmup_sample_stats`` of a run.
+    kind : str
+        Counting rule of the sampler (see :class:`SamplerSpec`).
+    dim : int
+        Dimension of the sampled vector.
+
+    Returns
+    -------
+    int
+    """
+    n_iterations = int(stats.sizes["chain"] * stats.sizes["draw"])
+    if kind == "stat":
+        return int(np.sum(stats["logp_evals"].values))
+    if kind == "metropolis":
+        return dim * n_iterations
+    if kind == "demz":
+        return n_iterations
+    if kind == "slice":
+        steps = np.sum(stats["nstep_out"].values) + np.sum(stats["nstep_in"].values)
+        return int(4 * dim * n_iterations + steps)
+    if kind == "nuts":
+        return int(np.sum(stats["n_steps"].values))
+    raise ValueError(f"unknown evaluation-count rule {kind!r}")
