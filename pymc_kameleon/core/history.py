@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pymc_kameleon.core import _accelerated
+
 __all__ = ["ChainHistory"]
 
 
@@ -121,6 +123,12 @@ class ChainHistory:
             A new array with ``m = min(n, available)`` rows.
         """
         size = self.size
+        if replace and _accelerated.HAVE_NUMBA:
+            # compiled loops; the same picks as the NumPy code below, from the same uniforms
+            eligible = _accelerated.eligible_indices(self.iterations, size, int(since))
+            if eligible.size == 0:
+                return np.empty((0, self.dim))
+            return _accelerated.take_picked_rows(self.values, eligible, rng.random(n))
         if since > 0:
             eligible = np.flatnonzero(self.iterations[:size] >= since)
         else:

@@ -21,9 +21,9 @@ from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, dataclass_state
 from pymc_kameleon.core.adaptation import robbins_monro_update
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import (
-    cholesky_with_jitter,
     gaussian_log_pdf,
     gaussian_log_pdf_of_noise,
+    proposal_cholesky,
 )
 from pymc_kameleon.step_methods.base import GradientFreeState, GradientFreeStep
 
@@ -166,10 +166,8 @@ class AdaptiveMHStep(GradientFreeStep):
 
     def _cholesky(self, scatter: np.ndarray) -> np.ndarray | None:
         """Cholesky factor of ``gamma^2 I + scale * scatter``; None if that is impossible."""
-        cov = scatter * self.scaling
-        cov.flat[:: self.dim + 1] += self.gamma**2
         try:
-            return cholesky_with_jitter(cov)
+            return proposal_cholesky(scatter, self.scaling, self.gamma * self.gamma)
         except LinAlgError:
             return None
 

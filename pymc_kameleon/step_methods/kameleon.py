@@ -13,7 +13,7 @@ from pymc_kameleon.core.adaptation import optimal_rw_scale
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.kernels import Kernel, make_kernel
-from pymc_kameleon.core.proposals import centered_gradient_matrix, kameleon_covariance
+from pymc_kameleon.core.proposals import centered_gradient_matrix, kameleon_scatter
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
 
 __all__ = ["KameleonState", "KameleonStep"]
@@ -199,8 +199,9 @@ class KameleonStep(AdaptiveMHStep):
         return self.z is not None
 
     def _scatter(self, x: np.ndarray) -> np.ndarray:
-        # M H M^T at x: kameleon_covariance with gamma = 0 and nu^2 = 1
-        return kameleon_covariance(x, self.z, self.kernel, 0.0, 1.0)
+        if self.z is None or self.z.shape[0] < 2:
+            return np.zeros((self.dim, self.dim))
+        return kameleon_scatter(x, self.z, self.kernel)
 
     def _learn(self, x: np.ndarray, accept_prob: float) -> bool:
         t = self.iteration
