@@ -122,7 +122,7 @@ if HAVE_NUMBA:
 
     @njit(cache=True, nogil=True)
     def take_picked_rows(values, eligible, uniforms):  # pragma: no cover - jitted
-        """Rows ``values[eligible[floor(u * m)]]`` for each uniform ``u`` (``m = len(eligible)``)."""
+        """Rows ``values[eligible[floor(u * m)]]``, one per uniform ``u``; ``m = len(eligible)``."""
         m = eligible.shape[0]
         n, d = uniforms.shape[0], values.shape[1]
         out = np.empty((n, d))
