@@ -18,7 +18,10 @@ import numpy as np
 
 from pymc_kameleon.core import _accelerated
 
-__all__ = ["ChainHistory"]
+__all__ = ["PINNED_ITERATION", "ChainHistory"]
+
+#: iteration recorded for states that no ``since`` threshold excludes (e.g. a supplied history)
+PINNED_ITERATION = int(np.iinfo(np.int64).max)
 
 
 class ChainHistory:
@@ -94,6 +97,32 @@ class ChainHistory:
             self.values[slot] = x
             self.iterations[slot] = iteration
         self.n_seen += 1
+
+    def extend(self, states: np.ndarray, iteration: int) -> None:
+        """Append several states at once, all recorded at ``iteration`` (no randomness used).
+
+        Parameters
+        ----------
+        states : numpy.ndarray, shape (m, dim)
+            States to append (copied).
+        iteration : int
+            Iteration stored with each of them; :data:`PINNED_ITERATION` keeps them eligible for
+            every ``since`` threshold of :meth:`subsample`.
+
+        Raises
+        ------
+        ValueError
+            If the states do not fit in the free part of the buffer.
+        """
+        m = states.shape[0]
+        if self.n_seen + m > self.capacity:
+            raise ValueError(
+                f"cannot append {m} states: {self.capacity - self.size} free slots of "
+                f"{self.capacity}; create the history with a larger capacity."
+            )
+        self.values[self.n_seen : self.n_seen + m] = states
+        self.iterations[self.n_seen : self.n_seen + m] = iteration
+        self.n_seen += m
 
     def count_since(self, since: int = 0) -> int:
         """Number of stored states recorded at iteration ``since`` or later."""
