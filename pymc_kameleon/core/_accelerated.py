@@ -1,7 +1,10 @@
-"""Optional Numba versions of the two hot loops (used when Numba imports, NumPy otherwise).
+"""Optional Numba versions of the hot loops (used when Numba imports, NumPy otherwise).
 
 Numba is a dependency of PyTensor, so it is normally present. Every function here has a NumPy
-twin in :mod:`pymc_kameleon.core.proposals` and the tests check that both agree.
+twin (in :mod:`pymc_kameleon.core.proposals`, or :meth:`ChainHistory.subsample
+<pymc_kameleon.core.history.ChainHistory.subsample>` for :func:`eligible_indices` and
+:func:`take_picked_rows`) and the
+tests check that both agree.
 """
 
 from __future__ import annotations
@@ -10,10 +13,17 @@ import numpy as np
 
 __all__ = [
     "HAVE_NUMBA",
+    "eligible_indices",
     "forward_substitution",
     "gaussian_centered_gradients",
+    "gaussian_gradient_scatter",
+    "scaled_cholesky",
     "standard_normal_log_kernel",
+    "take_picked_rows",
 ]
+
+#: fast-math flags that allow reordering sums but keep NaN and inf semantics
+_REASSOC = {"reassoc", "contract", "arcp", "nsz"}
 
 try:  # pragma: no cover - exercised implicitly
     from numba import njit
@@ -67,7 +77,66 @@ if HAVE_NUMBA:
             acc -= 0.5 * noise[i] * noise[i] + np.log(lower[i, i])
         return acc
 
+    @njit(cache=True, nogil=True, fastmath=_REASSOC)
+    def gaussian_gradient_scatter(x, history, inv_bandwidth2):  # pragma: no cover - jitted
+        """``M H M^T`` for the Gaussian kernel: the d x d scatter of the centred gradient rows."""
+        grads = gaussian_centered_gradients(x, history, inv_bandwidth2)
+        return np.dot(grads.T, grads)
+
+    @njit(cache=True, nogil=True)
+    def scaled_cholesky(scatter, scale, gamma2):  # pragma: no cover - jitted
+        """Lower Cholesky factor of ``gamma2 I + scale * scatter`` and whether it succeeded.
+
+        Reads the lower triangle only. Fails (returns ``ok=False``) on a non-finite entry or a
+        non-positive pivot; the caller then falls back to the jittered LAPACK path.
+        """
+        d = scatter.shape[0]
+        low = np.zeros((d, d))
+        for i in range(d):
+            for j in range(i + 1):
+                if not np.isfinite(scatter[i, j]):
+                    return low, False
+                acc = scale * scatter[i, j]
+                if i == j:
+                    acc += gamma2
+                for k in range(j):
+                    acc -= low[i, k] * low[j, k]
+                if i == j:
+                    if not (acc > 0.0 and np.isfinite(acc)):
+                        return low, False
+                    low[i, i] = np.sqrt(acc)
+                else:
+                    low[i, j] = acc / low[j, j]
+        return low, True
+
+    @njit(cache=True, nogil=True)
+    def eligible_indices(iterations, size, since):  # pragma: no cover - jitted
+        """Indices ``i < size`` with ``iterations[i] >= since``, in increasing order."""
+        eligible = np.empty(size, dtype=np.intp)
+        m = 0
+        for i in range(size):
+            if iterations[i] >= since:
+                eligible[m] = i
+                m += 1
+        return eligible[:m]
+
+    @njit(cache=True, nogil=True)
+    def take_picked_rows(values, eligible, uniforms):  # pragma: no cover - jitted
+        """Rows ``values[eligible[floor(u * m)]]``, one per uniform ``u``; ``m = len(eligible)``."""
+        m = eligible.shape[0]
+        n, d = uniforms.shape[0], values.shape[1]
+        out = np.empty((n, d))
+        for r in range(n):
+            row = eligible[int(uniforms[r] * m)]
+            for j in range(d):
+                out[r, j] = values[row, j]
+        return out
+
 else:  # pragma: no cover
     gaussian_centered_gradients = None
+    gaussian_gradient_scatter = None
+    scaled_cholesky = None
+    eligible_indices = None
+    take_picked_rows = None
     forward_substitution = None
     standard_normal_log_kernel = None

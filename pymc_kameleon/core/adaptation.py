@@ -232,6 +232,26 @@ class RunningMoments:
         self.mean = self.mean + delta / self.count
         self.scatter = self.scatter + np.outer(delta, x - self.mean)
 
+    def update_batch(self, xs: np.ndarray) -> None:
+        """Add several vectors at once (rows of ``xs``), merging moments as Chan et al. do.
+
+        Parameters
+        ----------
+        xs : numpy.ndarray, shape (n, dim)
+            Vectors to add; the result equals ``n`` calls of :meth:`update` up to rounding.
+        """
+        xs = np.asarray(xs, dtype=np.float64)
+        n_b = xs.shape[0]
+        if n_b == 0:
+            return
+        mean_b = xs.mean(axis=0)
+        centred = xs - mean_b
+        n_a, n = self.count, self.count + n_b
+        delta = mean_b - self.mean
+        self.mean = self.mean + delta * (n_b / n)
+        self.scatter = self.scatter + centred.T @ centred + np.outer(delta, delta) * (n_a * n_b / n)
+        self.count = n
+
     def covariance(self) -> np.ndarray:
         """Unbiased sample covariance (requires at least two vectors)."""
         if self.count < 2:

@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ChainHistory"]
+from pymc_kameleon.core import _accelerated
+
+__all__ = ["PINNED_ITERATION", "ChainHistory"]
+
+#: iteration recorded for states that no ``since`` threshold excludes (e.g. a supplied history)
+PINNED_ITERATION = int(np.iinfo(np.int64).max)
 
 
 class ChainHistory:
@@ -93,6 +98,32 @@ class ChainHistory:
             self.iterations[slot] = iteration
         self.n_seen += 1
 
+    def extend(self, states: np.ndarray, iteration: int) -> None:
+        """Append several states at once, all recorded at ``iteration`` (no randomness used).
+
+        Parameters
+        ----------
+        states : numpy.ndarray, shape (m, dim)
+            States to append (copied).
+        iteration : int
+            Iteration stored with each of them; :data:`PINNED_ITERATION` keeps them eligible for
+            every ``since`` threshold of :meth:`subsample`.
+
+        Raises
+        ------
+        ValueError
+            If the states do not fit in the free part of the buffer.
+        """
+        m = states.shape[0]
+        if self.n_seen + m > self.capacity:
+            raise ValueError(
+                f"cannot append {m} states: {self.capacity - self.size} free slots of "
+                f"{self.capacity}; create the history with a larger capacity."
+            )
+        self.values[self.n_seen : self.n_seen + m] = states
+        self.iterations[self.n_seen : self.n_seen + m] = iteration
+        self.n_seen += m
+
     def count_since(self, since: int = 0) -> int:
         """Number of stored states recorded at iteration ``since`` or later."""
         return int(np.count_nonzero(self.iterations[: self.size] >= since))
@@ -121,6 +152,12 @@ class ChainHistory:
             A new array with ``m = min(n, available)`` rows.
         """
         size = self.size
+        if replace and _accelerated.HAVE_NUMBA:
+            # compiled loops; the same picks as the NumPy code below, from the same uniforms
+            eligible = _accelerated.eligible_indices(self.iterations, size, int(since))
+            if eligible.size == 0:
+                return np.empty((0, self.dim))
+            return _accelerated.take_picked_rows(self.values, eligible, rng.random(n))
         if since > 0:
             eligible = np.flatnonzero(self.iterations[:size] >= since)
         else:

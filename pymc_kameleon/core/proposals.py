@@ -31,6 +31,9 @@ __all__ = [
     "gaussian_log_pdf_of_noise",
     "kameleon_covariance",
     "kameleon_gradient_matrix",
+    "kameleon_scatter",
+    "proposal_cholesky",
+    "scaled_cholesky_numpy",
 ]
 
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -74,6 +77,70 @@ def cholesky_with_jitter(cov: np.ndarray, jitter: float = 1e-10, max_tries: int 
         except LinAlgError:
             continue
     raise LinAlgError("The proposal covariance is not positive definite, even with jitter.")
+
+
+def scaled_cholesky_numpy(
+    scatter: np.ndarray, scale: float, gamma2: float
+) -> tuple[np.ndarray, bool]:
+    """NumPy twin of the compiled ``scaled_cholesky``: factor ``gamma2 I + scale * scatter``.
+
+    Parameters
+    ----------
+    scatter : numpy.ndarray, shape (d, d)
+        Symmetric positive semi-definite matrix (only the lower triangle is read).
+    scale, gamma2 : float
+        Multiplier of ``scatter`` and variance of the isotropic term.
+
+    Returns
+    -------
+    chol : numpy.ndarray, shape (d, d)
+        Lower Cholesky factor (meaningless when ``ok`` is False).
+    ok : bool
+        False if the matrix has non-finite entries or is not numerically positive definite.
+    """
+    cov = np.tril(scatter) * scale
+    cov.flat[:: cov.shape[0] + 1] += gamma2
+    if not np.all(np.isfinite(cov)):
+        return np.zeros_like(cov), False
+    try:
+        return np.linalg.cholesky(cov), True
+    except np.linalg.LinAlgError:
+        return np.zeros_like(cov), False
+
+
+def proposal_cholesky(scatter: np.ndarray, scale: float, gamma2: float) -> np.ndarray:
+    """Lower Cholesky factor of the proposal covariance ``gamma2 I + scale * scatter``.
+
+    Tries a plain factorisation first (compiled when Numba is available, a single pass over the
+    d x d matrix without temporaries), then falls back to :func:`cholesky_with_jitter`.
+
+    Parameters
+    ----------
+    scatter : numpy.ndarray, shape (d, d)
+        Learned, unscaled part of the covariance (symmetric).
+    scale : float
+        Its multiplier (e.g. ``nu^2``).
+    gamma2 : float
+        Variance of the isotropic exploration term.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        If the covariance is not finite, or not positive definite even with jitter.
+    """
+    if _accelerated.HAVE_NUMBA:
+        chol, ok = _accelerated.scaled_cholesky(scatter, scale, gamma2)
+    else:  # pragma: no cover
+        chol, ok = scaled_cholesky_numpy(scatter, scale, gamma2)
+    if ok:
+        return chol
+    cov = scatter * scale
+    cov.flat[:: cov.shape[0] + 1] += gamma2
+    return cholesky_with_jitter(cov)
 
 
 def gaussian_log_pdf(x: np.ndarray, mean: np.ndarray, chol: np.ndarray) -> float:
@@ -147,6 +214,36 @@ def centered_gradient_matrix(y: np.ndarray, history: np.ndarray, kernel: Kernel)
     return m
 
 
+def kameleon_scatter(y: np.ndarray, history: np.ndarray, kernel: Kernel) -> np.ndarray:
+    """The kernel term ``M_y H M_y^T`` of the Kameleon covariance (a new d x d array).
+
+    The Gaussian kernel uses one compiled pass (gradients, centring and the d x d product) when
+    Numba is available; the NumPy twin is ``C.T @ C`` with ``C`` from
+    :func:`centered_gradient_matrix`.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the proposal is built.
+    history : numpy.ndarray, shape (n, d)
+        Subsample ``z_1..z_n`` of the chain history, ``n >= 1``.
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+    """
+    if _accelerated.HAVE_NUMBA and type(kernel) is GaussianKernel:
+        return _accelerated.gaussian_gradient_scatter(
+            np.ascontiguousarray(y, dtype=float),
+            np.ascontiguousarray(history, dtype=float),
+            1.0 / kernel.bandwidth**2,
+        )
+    m = centered_gradient_matrix(y, history, kernel)
+    return m.T @ m
+
+
 def kameleon_covariance(
     y: np.ndarray, history: np.ndarray | None, kernel: Kernel, gamma2: float, nu2: float
 ) -> np.ndarray:
@@ -173,8 +270,7 @@ def kameleon_covariance(
     dim = y.shape[0]
     cov = np.zeros((dim, dim))
     if history is not None and history.shape[0] >= 2:
-        m = centered_gradient_matrix(y, history, kernel)
-        cov = m.T @ m
+        cov = kameleon_scatter(y, history, kernel)
         cov *= nu2
     cov.flat[:: dim + 1] += gamma2
     return cov

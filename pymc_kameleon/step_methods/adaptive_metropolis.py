@@ -48,7 +48,8 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         ``"tune"`` adapts during warm-up and freezes; anything else keeps updating the covariance
         (and the scale) after warm-up.
     adapt_start : int, default 100
-        Number of states recorded before the running covariance replaces the identity.
+        Number of states recorded before the running covariance replaces the identity (not
+        used with ``initial_history``: its covariance is used from the first iteration).
     model, initial_point, compile_kwargs, blocked, rng
         As for PyMC's own step methods.
     noise_free_other_steps : bool, default False
@@ -62,6 +63,15 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         warm-up iterations, the current state is re-estimated 4 extra times (counted in
         ``logp_evals``; the chain keeps its stored estimate) to measure the ``noise_sd`` stat.
         0 turns the checks off.
+    initial_history : array_like of shape (n, d), optional
+        States of the sampled space (the step's variables raveled in order, on the transformed
+        scale, as ``model.initial_point()`` lists them), e.g. exact draws from the target or the
+        draws of a previous run, with ``n >= d + 1``. They enter the running mean and covariance
+        of every chain before its first iteration, so the first proposal is
+        :math:`\mathcal N(x, \gamma^2 I + s\,\hat\Sigma)` with :math:`\hat\Sigma` their
+        sample covariance and :math:`s = 2.38^2/d`. With ``tune > 0`` the chain's own warm-up
+        states are added to them as usual; with ``tune=0`` the proposal built from them is used
+        unchanged.
 
     Notes
     -----
@@ -103,6 +113,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         rng=None,
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
+        initial_history: Any = None,
     ) -> None:
         if scale not in ("learn", "fixed"):
             raise ValueError(
@@ -126,6 +137,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
             rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
+            initial_history=initial_history,
         )
 
     def _untuned_log_scale(self) -> float:
@@ -133,15 +145,21 @@ class AdaptiveMetropolis(AdaptiveMHStep):
 
     def _reset_adaptation(self) -> None:
         self.moments = RunningMoments(self.dim)
+        if self.initial_history is not None:
+            self.moments.update_batch(self.initial_history)
+
+    def _covariance_in_use(self) -> bool:
+        """Whether the running covariance (rather than the identity) shapes the proposal."""
+        return self.initial_history is not None or self.moments.count >= self.adapt_start
 
     def _scatter(self, x: np.ndarray) -> np.ndarray:
-        if self.moments.count >= self.adapt_start:
+        if self._covariance_in_use():
             return self.moments.covariance()
         return np.eye(self.dim)
 
     def _learn(self, x: np.ndarray, accept_prob: float) -> bool:
         self.moments.update(x)
-        return self.moments.count >= self.adapt_start
+        return self._covariance_in_use()
 
     def _extra_stats(self) -> dict[str, Any]:
         return {"n_history": int(self.moments.count)}

@@ -21,13 +21,13 @@ from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, dataclass_state
 from pymc_kameleon.core.adaptation import robbins_monro_update
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import (
-    cholesky_with_jitter,
     gaussian_log_pdf,
     gaussian_log_pdf_of_noise,
+    proposal_cholesky,
 )
 from pymc_kameleon.step_methods.base import GradientFreeState, GradientFreeStep
 
-__all__ = ["AdaptiveMHState", "AdaptiveMHStep"]
+__all__ = ["AdaptiveMHState", "AdaptiveMHStep", "check_initial_history"]
 
 
 @dataclass_state
@@ -81,6 +81,7 @@ class AdaptiveMHStep(GradientFreeStep):
         rng=None,
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
+        initial_history: Any = None,
     ) -> None:
         target_accept = float(target_accept)
         if not (0.0 < target_accept < 1.0) or not math.isfinite(target_accept):
@@ -90,6 +91,8 @@ class AdaptiveMHStep(GradientFreeStep):
             )
         self.target_accept = target_accept
         self.learn_scale = bool(learn_scale)
+        # validated once the base class knows the dimension; the chain state is then reset again
+        self.initial_history: np.ndarray | None = None
         super().__init__(
             vars,
             adaptation=adaptation,
@@ -101,6 +104,11 @@ class AdaptiveMHStep(GradientFreeStep):
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
         )
+        if initial_history is not None:
+            self.initial_history = check_initial_history(
+                initial_history, self.dim, self._min_initial_rows(), type(self).__name__
+            )
+            self._reset_chain_state()
 
     # ----------------------------------------------------------------------------------------
     # hooks for subclasses
@@ -123,6 +131,13 @@ class AdaptiveMHStep(GradientFreeStep):
     def _scale_is_active(self) -> bool:
         """Whether the learned scale currently affects the proposal."""
         return True
+
+    def _min_initial_rows(self) -> int:
+        """Fewest rows accepted in ``initial_history`` (a non-singular sample covariance)."""
+        return self.dim + 1
+
+    def _prepare_current(self, x: np.ndarray) -> None:
+        """Hook called before ``S`` is computed at the current state ``x`` (default: nothing)."""
 
     def _extra_stats(self) -> dict[str, Any]:
         """Subclass-specific stats for the current iteration."""
@@ -166,15 +181,14 @@ class AdaptiveMHStep(GradientFreeStep):
 
     def _cholesky(self, scatter: np.ndarray) -> np.ndarray | None:
         """Cholesky factor of ``gamma^2 I + scale * scatter``; None if that is impossible."""
-        cov = scatter * self.scaling
-        cov.flat[:: self.dim + 1] += self.gamma**2
         try:
-            return cholesky_with_jitter(cov)
+            return proposal_cholesky(scatter, self.scaling, self.gamma * self.gamma)
         except LinAlgError:
             return None
 
     def _current_cholesky(self) -> np.ndarray:
         if self.scatter_current is None:
+            self._prepare_current(self.x_current)
             self.scatter_current = self._scatter(self.x_current)
             self.proposal_chol = None
         if self.proposal_chol is None:
@@ -274,3 +288,56 @@ class AdaptiveMHStep(GradientFreeStep):
             return {"accept_rate": step_stats["accept"], "scaling": step_stats["scaling"]}
 
         return (update_stats,)
+
+
+def check_initial_history(values: Any, dim: int, min_rows: int, owner: str) -> np.ndarray:
+    """Validate an ``initial_history`` argument; return it as a read-only float64 copy.
+
+    Parameters
+    ----------
+    values : array_like
+        Candidate states, one per row, in the sampled (raveled, transformed) space.
+    dim : int
+        Dimension of the step (number of raveled, transformed values it samples).
+    min_rows : int
+        Fewest rows accepted.
+    owner : str
+        Name of the step, for the error messages.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, dim)
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is not numeric, not of shape ``(n, dim)``, has fewer than ``min_rows`` rows,
+        or contains NaN or infinite values.
+    """
+    try:
+        array = np.array(values, dtype=np.float64, copy=True)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{owner}: `initial_history` must be a numeric array of shape (n, {dim}), got "
+            f"{type(values).__name__}."
+        ) from None
+    if array.ndim != 2 or array.shape[1] != dim:
+        raise ValueError(
+            f"{owner}: `initial_history` must have shape (n, {dim}) (one state of the sampled, "
+            f"raveled and transformed, variables per row), got shape {array.shape}. Stack draws "
+            "in the order of the step's variables, on the transformed scale, e.g. with "
+            "`np.column_stack`, or `.reshape(-1, 1)` for a single scalar variable."
+        )
+    if array.shape[0] < min_rows:
+        raise ValueError(
+            f"{owner}: `initial_history` needs at least {min_rows} rows, got {array.shape[0]}; "
+            "supply more states, or leave it out to learn from the chain alone."
+        )
+    if not np.all(np.isfinite(array)):
+        bad = int(np.count_nonzero(~np.all(np.isfinite(array), axis=1)))
+        raise ValueError(
+            f"{owner}: `initial_history` contains NaN or infinite values in {bad} row(s); "
+            "drop those rows (states must be finite points of the sampled space)."
+        )
+    array.setflags(write=False)
+    return array

@@ -11,9 +11,9 @@ import numpy as np
 from pymc_kameleon._compat import dataclass_state
 from pymc_kameleon.core.adaptation import optimal_rw_scale
 from pymc_kameleon.core.bandwidth import median_heuristic
-from pymc_kameleon.core.history import ChainHistory
+from pymc_kameleon.core.history import PINNED_ITERATION, ChainHistory
 from pymc_kameleon.core.kernels import Kernel, make_kernel
-from pymc_kameleon.core.proposals import centered_gradient_matrix, kameleon_covariance
+from pymc_kameleon.core.proposals import centered_gradient_matrix, kameleon_scatter
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
 
 __all__ = ["KameleonState", "KameleonStep"]
@@ -91,7 +91,8 @@ class KameleonStep(AdaptiveMHStep):
         are worth keeping).
     history_capacity : int, optional
         Number of past states kept in memory (a uniform reservoir over the whole history);
-        defaults to ``5 * n_history``. Memory is bounded whatever the number of draws.
+        defaults to ``5 * n_history``, and is at least the number of rows of
+        ``initial_history``. Memory is bounded whatever the number of draws.
     learn_scale : bool, default True
         Learn :math:`\nu^2` (KAMH-LS). With False, :math:`\nu^2` stays at its initial value.
     model, initial_point, compile_kwargs, blocked, rng
@@ -108,6 +109,17 @@ class KameleonStep(AdaptiveMHStep):
         warm-up iterations, the current state is re-estimated 4 extra times (counted in
         ``logp_evals``; the chain keeps its stored estimate) to measure the ``noise_sd`` stat.
         0 turns the checks off.
+    initial_history : array_like of shape (n, d), optional
+        States of the sampled space (the step's variables raveled in order, on the transformed
+        scale, as ``model.initial_point()`` lists them), e.g. exact draws from the target or the
+        draws of a previous run, with ``n >= 2``. They fill every chain's history before its
+        first iteration: the first proposal already uses a subsample :math:`z` of them, with the
+        bandwidth from their median heuristic (``bandwidth="median"``) and the automatic
+        :math:`\nu^2`, and there is no plain random-walk phase. ``discard_fraction`` never
+        discards them (only the chain's own early states are forgotten); as the reservoir
+        fills, the chain's states share it with them uniformly. With ``tune > 0`` the chain
+        keeps learning from its own warm-up states as usual; with ``tune=0`` the proposal
+        built at the first iteration is used unchanged.
 
     Notes
     -----
@@ -156,14 +168,18 @@ class KameleonStep(AdaptiveMHStep):
         rng=None,
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
+        initial_history: Any = None,
     ) -> None:
         self.n_history = _check_int("n_history", n_history, minimum=2)
         self.gamma = _check_positive("gamma", gamma)
         self.adapt_start = _check_int("adapt_start", adapt_start, minimum=0)
-        self.capacity = _check_int(
-            "history_capacity",
-            5 * self.n_history if history_capacity is None else history_capacity,
-            minimum=self.n_history,
+        self.capacity = max(
+            _check_int(
+                "history_capacity",
+                5 * self.n_history if history_capacity is None else history_capacity,
+                minimum=self.n_history,
+            ),
+            _leading_length(initial_history),
         )
         if not (0.0 <= float(discard_fraction) < 1.0):
             raise ValueError(f"`discard_fraction` must lie in [0, 1), got {discard_fraction!r}.")
@@ -183,6 +199,7 @@ class KameleonStep(AdaptiveMHStep):
             rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
+            initial_history=initial_history,
         )
 
     # ---------------------------------------------------------------------------------------
@@ -191,6 +208,18 @@ class KameleonStep(AdaptiveMHStep):
         self.z = None
         self.kernel = self._base_kernel
         self.next_bandwidth_update = self.adapt_start
+        if self.initial_history is not None:
+            # pinned: eligible whatever discard_fraction forgets of the chain's own warm-up
+            self.history.extend(self.initial_history, PINNED_ITERATION)
+            self.next_bandwidth_update = 0
+
+    def _min_initial_rows(self) -> int:
+        return 2
+
+    def _prepare_current(self, x: np.ndarray) -> None:
+        # with a supplied history the very first proposal already uses it
+        if self.z is None and self.initial_history is not None:
+            self._refresh_subsample(x, self.iteration)
 
     def _untuned_log_scale(self) -> float:
         return math.log(self._initial_nu2)
@@ -199,8 +228,9 @@ class KameleonStep(AdaptiveMHStep):
         return self.z is not None
 
     def _scatter(self, x: np.ndarray) -> np.ndarray:
-        # M H M^T at x: kameleon_covariance with gamma = 0 and nu^2 = 1
-        return kameleon_covariance(x, self.z, self.kernel, 0.0, 1.0)
+        if self.z is None or self.z.shape[0] < 2:
+            return np.zeros((self.dim, self.dim))
+        return kameleon_scatter(x, self.z, self.kernel)
 
     def _learn(self, x: np.ndarray, accept_prob: float) -> bool:
         t = self.iteration
@@ -242,7 +272,7 @@ class KameleonStep(AdaptiveMHStep):
         except ValueError:  # all history points identical: keep the previous bandwidth
             return
         self.kernel = self.kernel.with_bandwidth(bandwidth)
-        self.next_bandwidth_update = max(2 * t, t + 1)
+        self.next_bandwidth_update = max(2 * t, t + 1, self.adapt_start)
 
     def _match_trace(self, x: np.ndarray, target_trace: float) -> None:
         """Rescale nu^2 so that the kernel term at ``x`` has the given trace.
@@ -266,6 +296,15 @@ def _kernel_trace(x: np.ndarray, z: np.ndarray, kernel: Kernel) -> float:
     """Trace of ``M H M^T`` at ``x`` (the kernel term of the covariance without nu^2)."""
     m = centered_gradient_matrix(x, z, kernel)
     return float(np.einsum("ij,ij->", m, m))
+
+
+def _leading_length(values: Any) -> int:
+    """Number of rows of an array-like (0 for None or a scalar); validated elsewhere."""
+    try:
+        shape = np.shape(values) if values is not None else ()
+    except ValueError:  # ragged nested sequences
+        return 0
+    return int(shape[0]) if len(shape) > 0 else 0
 
 
 def _parse_kernel(kernel: str | Kernel, bandwidth: str | float) -> tuple[Kernel, bool]:
