@@ -12,17 +12,16 @@ from rich.table import Column
 from scipy.linalg import LinAlgError
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, dataclass_state
+from pymc_kameleon.core._accelerated_leapfrog import finite_leapfrog, lite_leapfrog
 from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale, robbins_monro_update
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.leapfrog import (
+    LeapfrogResult,
     _check_n_steps_range,
     _check_step_size_range,
-    draw_trajectory_length,
     hamiltonian_log_accept,
-    kinetic_energy,
     leapfrog,
-    sample_momentum,
 )
 from pymc_kameleon.core.lengthscale_cv import select_lengthscale
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
@@ -401,13 +400,9 @@ class KMCStep(GradientFreeStep):
 
     def _hamiltonian_move(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
         """Leapfrog on the surrogate; Metropolis test with the true Hamiltonian."""
-        n_steps, step_size = draw_trajectory_length(
-            self.rng, self.n_steps_range, self.current_step_size_range
-        )
-        p0 = sample_momentum(self.rng, self.dim, self.inv_mass_diag)
-        trajectory = leapfrog(
-            x, p0, self.surrogate_gradient, step_size, n_steps, self.inv_mass_diag
-        )
+        n_steps, step_size = self._draw_trajectory_length()
+        p0 = self._draw_momentum()
+        trajectory = self._trajectory(x, p0, step_size, n_steps)
         logp_new, noise_new, logp_evals = -math.inf, None, 0
         x_new = trajectory.q
         if trajectory.finite:
@@ -415,8 +410,9 @@ class KMCStep(GradientFreeStep):
             x_new = trajectory.q.astype(x.dtype, copy=False)
             logp_new, noise_new = self._estimate_logp(x_new)
             logp_evals = 1
-        log_accept = self._log_accept(logp_new, x, trajectory, p0)
-        energy_start = -self.logp_current + kinetic_energy(p0, self.inv_mass_diag)
+        kinetic_start = self._kinetic_energy(p0)
+        log_accept = self._log_accept(logp_new, x, trajectory, p0, kinetic_start)
+        energy_start = -self.logp_current + kinetic_start
         energy_error = -log_accept if not math.isnan(log_accept) else math.inf
         diverging = not (
             trajectory.finite and math.isfinite(logp_new) and energy_error < MAX_ENERGY_ERROR
@@ -441,6 +437,51 @@ class KMCStep(GradientFreeStep):
             "logp_evals": logp_evals,
             "surrogate_grad_evals": trajectory.n_grad_evals,
         }
+
+    def _draw_trajectory_length(self) -> tuple[int, float]:
+        """``L ~ U{L_min..L_max}``, then ``epsilon ~ U[eps_min, eps_max]`` (validated ranges).
+
+        The same random draws, in the same order, as
+        :func:`~pymc_kameleon.core.leapfrog.draw_trajectory_length`, without its validation.
+        """
+        l_min, l_max = self.n_steps_range
+        e_min, e_max = self.current_step_size_range
+        n_steps = int(self.rng.integers(l_min, l_max, endpoint=True))
+        step_size = float(self.rng.uniform(e_min, e_max)) if e_max > e_min else e_min
+        return n_steps, step_size
+
+    def _draw_momentum(self) -> np.ndarray:
+        """``p ~ N(0, M)``: the draws of :func:`~pymc_kameleon.core.leapfrog.sample_momentum`."""
+        z = self.rng.standard_normal(self.dim)
+        return z if self.inv_mass_diag is None else z / np.sqrt(self.inv_mass_diag)
+
+    def _kinetic_energy(self, p: np.ndarray) -> float:
+        """``1/2 p^T M^{-1} p`` (as :func:`~pymc_kameleon.core.leapfrog.kinetic_energy`)."""
+        velocity = p if self.inv_mass_diag is None else self.inv_mass_diag * p
+        return 0.5 * float(np.dot(p, velocity))
+
+    def _trajectory(
+        self, x: np.ndarray, p0: np.ndarray, step_size: float, n_steps: int
+    ) -> LeapfrogResult:
+        """Leapfrog along ``surrogate_scale`` times the surrogate gradient, from ``(x, p0)``.
+
+        The two built-in surrogates run as one compiled call per trajectory
+        (:mod:`pymc_kameleon.core._accelerated_leapfrog`); anything else (no surrogate yet, a
+        user-supplied object) goes through the generic :func:`leapfrog`.
+        """
+        surrogate, scale, inv_mass = self.surrogate, self.surrogate_scale, self.inv_mass_diag
+        if type(surrogate) is LiteSurrogate:
+            return lite_leapfrog(
+                x, p0, surrogate.basis, surrogate.alpha, surrogate.lengthscale, scale,
+                step_size, n_steps, inv_mass,
+            )  # fmt: skip
+        if type(surrogate) is FiniteScoreMatching:
+            features = surrogate.features
+            return finite_leapfrog(
+                x, p0, features.omega, features.offset, surrogate.theta, scale,
+                step_size, n_steps, inv_mass,
+            )  # fmt: skip
+        return leapfrog(x, p0, self.surrogate_gradient, step_size, n_steps, inv_mass)
 
     def _explore_cholesky(self) -> np.ndarray:
         """Cholesky factor of the adaptive random walk's covariance (warm-up moves)."""
@@ -481,17 +522,29 @@ class KMCStep(GradientFreeStep):
             "surrogate_grad_evals": 0,
         }
 
-    def _log_accept(self, logp_new: float, x: np.ndarray, trajectory, p0: np.ndarray) -> float:
-        """Log acceptance ratio with the true target (or, in a negative control, the surrogate)."""
+    def _log_accept(
+        self,
+        logp_new: float,
+        x: np.ndarray,
+        trajectory: LeapfrogResult,
+        p0: np.ndarray,
+        kinetic_start: float,
+    ) -> float:
+        """Log acceptance ratio with the true target (or, in a negative control, the surrogate).
+
+        Equal to :func:`~pymc_kameleon.core.leapfrog.hamiltonian_log_accept` with the true
+        log-densities, reusing the kinetic energy at the start.
+        """
         if self._use_true_target or self.surrogate is None:
-            return hamiltonian_log_accept(
-                logp_new,
-                self.logp_current,
-                trajectory.p,
-                p0,
-                self.inv_mass_diag,
-                finite=trajectory.finite,
-            )
+            logp_current = self.logp_current
+            if not trajectory.finite or math.isnan(logp_new) or logp_new == -math.inf:
+                return -math.inf
+            kinetic_new = self._kinetic_energy(trajectory.p)
+            if not math.isfinite(kinetic_new):
+                return -math.inf
+            if math.isnan(logp_current) or logp_current == -math.inf:
+                return math.inf
+            return (logp_new - kinetic_new) - (logp_current - kinetic_start)
         surrogate_new = self.surrogate.value(trajectory.q) if trajectory.finite else -math.inf
         return hamiltonian_log_accept(
             surrogate_new if math.isfinite(logp_new) else -math.inf,
