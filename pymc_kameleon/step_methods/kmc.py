@@ -12,17 +12,16 @@ from rich.table import Column
 from scipy.linalg import LinAlgError
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, dataclass_state
+from pymc_kameleon.core._accelerated_leapfrog import finite_leapfrog, lite_leapfrog
 from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale, robbins_monro_update
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.leapfrog import (
+    LeapfrogResult,
     _check_n_steps_range,
     _check_step_size_range,
-    draw_trajectory_length,
     hamiltonian_log_accept,
-    kinetic_energy,
     leapfrog,
-    sample_momentum,
 )
 from pymc_kameleon.core.lengthscale_cv import select_lengthscale
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
@@ -48,6 +47,9 @@ _RANDOM_WALK_TARGET = 0.234
 #: proposals needed before the surrogate scale is estimated, and its admissible range
 _CALIBRATION_MIN_COUNT = 20
 _SURROGATE_SCALE_BOUNDS = (0.01, 10.0)
+#: fewest states of ``initial_history`` for a fit with a fixed length scale / with CV
+_MIN_INITIAL_HISTORY = 2
+_MIN_INITIAL_HISTORY_CV = 4
 
 
 @dataclass_state
@@ -113,7 +115,8 @@ class KMCStep(GradientFreeStep):
     * the surrogate is refitted, and :math:`\ell` re-chosen by 5-fold cross-validated
       score matching, when the number of learned states reaches ``adapt_start`` and then each
       time it has grown by a factor ``refit_growth``; before the first fit :math:`\nabla f = 0`,
-      i.e. the proposal is a random walk;
+      i.e. the proposal is a random walk (with ``initial_history`` the first fit is before the first
+      iteration);
     * the step-size range is rescaled by Robbins–Monro toward ``target_accept`` (restarting when
       the surrogate first becomes active), and fixed at its warm-up average afterwards;
     * with ``mass="diagonal"`` the inverse mass is the history variance at each refit.
@@ -159,17 +162,33 @@ class KMCStep(GradientFreeStep):
         Number of learned states before the first surrogate fit.
     refit_growth : float, default 1.5
         Refit when the number of learned states has grown by this factor since the last fit.
-    warmup_explore : float, default 0.5
+    warmup_explore : float, optional
         During warm-up, the fraction of iterations that make an adaptive-Metropolis move
         (Haario et al.: Gaussian random walk with the history covariance, scale tuned toward
         0.234) instead of a trajectory; before the first fit every move is one. The surrogate
         can only be as good as the history it learns from, and trajectories on a surrogate
         learned from a history that has not yet covered the posterior stay inside that history;
         these moves widen it. They stop at the end of warm-up: every kept draw is a KMC move.
+        Defaults to 0.5, or to 0 when ``initial_history`` is given (that history is assumed to
+        cover the posterior already, so every iteration is a trajectory).
     history_capacity : int, optional
         Number of past states kept (a uniform reservoir over the whole history); defaults to
-        ``max(10 * n_history, 10000)``. The finite fit is rebuilt from it when :math:`\ell`
-        changes.
+        ``max(10 * n_history, 10000)``, and is raised to the size of ``initial_history`` if
+        that is larger. The finite fit is rebuilt from it when :math:`\ell` changes.
+    initial_history : array_like of shape (n, d), optional
+        States to learn from before the first iteration, e.g. exact draws from the target or a
+        previous run's draws, in the sampled space: the step's variables raveled and
+        concatenated in the order of ``step.vars``, in their transformed (unconstrained) values
+        (e.g. ``log(sigma)`` for a ``HalfNormal``). Every chain starts with these ``n`` states in
+        its history (recorded at iterations ``-n, ..., -1``, counted as learned states), and the
+        surrogate is fitted on them at the start of the chain's first iteration (length scale by
+        cross-validation if ``lengthscale="cv"``, inverse mass with ``mass="diagonal"``), so the
+        first iteration is already a Hamiltonian move. With ``tune > 0`` the chain then keeps
+        learning from its warm-up states as usual (the next refit when the learned states have
+        grown by ``refit_growth``); with ``tune=0`` it samples with the surrogate fitted on
+        ``initial_history`` (step size from ``step_size_range``, surrogate scale 1). Needs at
+        least 2 finite states (4 with ``lengthscale="cv"``). The chain is exact whatever these
+        states are; they only shape the proposal.
     model, initial_point, compile_kwargs, blocked, rng
         As for PyMC's own step methods.
     noise_free_other_steps : bool, default False
@@ -245,8 +264,9 @@ class KMCStep(GradientFreeStep):
         adaptation: Any = "tune",
         adapt_start: int = 200,
         refit_growth: float = 1.5,
-        warmup_explore: float = 0.5,
+        warmup_explore: float | None = None,
         history_capacity: int | None = None,
+        initial_history: np.ndarray | None = None,
         model=None,
         initial_point=None,
         compile_kwargs: dict | None = None,
@@ -296,6 +316,9 @@ class KMCStep(GradientFreeStep):
         if not (math.isfinite(growth) and growth > 1.0):
             raise ValueError(f"`refit_growth` must be a finite number > 1, got {refit_growth!r}.")
         self.refit_growth = growth
+        initial = _check_initial_history_rows(initial_history, self.cv_lengthscale)
+        if warmup_explore is None:
+            warmup_explore = 0.5 if initial is None else 0.0
         explore = float(warmup_explore) if _is_number(warmup_explore) else math.nan
         if not 0.0 <= explore <= 1.0:
             raise ValueError(f"`warmup_explore` must lie in [0, 1], got {warmup_explore!r}.")
@@ -305,6 +328,9 @@ class KMCStep(GradientFreeStep):
             max(10 * self.n_history, 10_000) if history_capacity is None else history_capacity,
             minimum=self.n_history,
         )
+        if initial is not None:
+            self.capacity = max(self.capacity, initial.shape[0])
+        self.initial_history = None  # entered after the base class has set the dimension
         super().__init__(
             vars,
             adaptation=adaptation,
@@ -316,6 +342,9 @@ class KMCStep(GradientFreeStep):
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
         )
+        if initial is not None:
+            self.initial_history = _check_initial_history_dim(initial, self.dim)
+            self._reset_chain_state()
 
     # ----------------------------------------------------------------------------------------
     # chain life cycle
@@ -338,6 +367,32 @@ class KMCStep(GradientFreeStep):
         self.explore_moments = RunningMoments(self.dim)
         self.explore_log_scale = math.log(optimal_rw_scale(self.dim))
         self.explore_updates = 0
+        if self.initial_history is not None:
+            self._enter_initial_history()
+
+    def _enter_initial_history(self) -> None:
+        """Record ``initial_history`` as if the chain had visited it before iteration 0.
+
+        The rows get the iterations ``-n, ..., -1`` (in their order) and count as learned
+        states; the surrogate is fitted on them at the start of the first iteration
+        (:meth:`_fit_initial`), with the chain's own random generator.
+        """
+        rows = self.initial_history
+        n = rows.shape[0]
+        for i, x in enumerate(rows):
+            self.history.record(x, i - n, self.rng)  # no random draw: capacity >= n
+            self.explore_moments.update(x)
+        self.n_learned = n
+        self.next_refit = max(n + 1, math.ceil(self.refit_growth * n))
+
+    def _fit_initial(self) -> None:
+        """Fit the surrogate on ``initial_history`` (first iteration only).
+
+        The hyperparameters are chosen as in a warm-up refit (length scale by cross-validation
+        if ``lengthscale="cv"``, inverse mass with ``mass="diagonal"``, the ``"auto"`` switch),
+        even with ``tune=0``.
+        """
+        self._refit(learn=True)
 
     def stop_tuning(self) -> None:
         """End warm-up: fix the step-size scale at its weighted warm-up average; freeze."""
@@ -374,6 +429,8 @@ class KMCStep(GradientFreeStep):
         During warm-up some iterations are adaptive random-walk moves instead (see
         ``warmup_explore``); they report ``n_steps = 0``.
         """
+        if self.iteration == 0 and self.surrogate is None and self.initial_history is not None:
+            self._fit_initial()
         logp_evals = self._refresh_current(q0.data)
         logp_evals += self._measure_noise()
         explore = self.tune and (
@@ -401,13 +458,9 @@ class KMCStep(GradientFreeStep):
 
     def _hamiltonian_move(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
         """Leapfrog on the surrogate; Metropolis test with the true Hamiltonian."""
-        n_steps, step_size = draw_trajectory_length(
-            self.rng, self.n_steps_range, self.current_step_size_range
-        )
-        p0 = sample_momentum(self.rng, self.dim, self.inv_mass_diag)
-        trajectory = leapfrog(
-            x, p0, self.surrogate_gradient, step_size, n_steps, self.inv_mass_diag
-        )
+        n_steps, step_size = self._draw_trajectory_length()
+        p0 = self._draw_momentum()
+        trajectory = self._trajectory(x, p0, step_size, n_steps)
         logp_new, noise_new, logp_evals = -math.inf, None, 0
         x_new = trajectory.q
         if trajectory.finite:
@@ -415,8 +468,9 @@ class KMCStep(GradientFreeStep):
             x_new = trajectory.q.astype(x.dtype, copy=False)
             logp_new, noise_new = self._estimate_logp(x_new)
             logp_evals = 1
-        log_accept = self._log_accept(logp_new, x, trajectory, p0)
-        energy_start = -self.logp_current + kinetic_energy(p0, self.inv_mass_diag)
+        kinetic_start = self._kinetic_energy(p0)
+        log_accept = self._log_accept(logp_new, x, trajectory, p0, kinetic_start)
+        energy_start = -self.logp_current + kinetic_start
         energy_error = -log_accept if not math.isnan(log_accept) else math.inf
         diverging = not (
             trajectory.finite and math.isfinite(logp_new) and energy_error < MAX_ENERGY_ERROR
@@ -441,6 +495,51 @@ class KMCStep(GradientFreeStep):
             "logp_evals": logp_evals,
             "surrogate_grad_evals": trajectory.n_grad_evals,
         }
+
+    def _draw_trajectory_length(self) -> tuple[int, float]:
+        """``L ~ U{L_min..L_max}``, then ``epsilon ~ U[eps_min, eps_max]`` (validated ranges).
+
+        The same random draws, in the same order, as
+        :func:`~pymc_kameleon.core.leapfrog.draw_trajectory_length`, without its validation.
+        """
+        l_min, l_max = self.n_steps_range
+        e_min, e_max = self.current_step_size_range
+        n_steps = int(self.rng.integers(l_min, l_max, endpoint=True))
+        step_size = float(self.rng.uniform(e_min, e_max)) if e_max > e_min else e_min
+        return n_steps, step_size
+
+    def _draw_momentum(self) -> np.ndarray:
+        """``p ~ N(0, M)``: the draws of :func:`~pymc_kameleon.core.leapfrog.sample_momentum`."""
+        z = self.rng.standard_normal(self.dim)
+        return z if self.inv_mass_diag is None else z / np.sqrt(self.inv_mass_diag)
+
+    def _kinetic_energy(self, p: np.ndarray) -> float:
+        """``1/2 p^T M^{-1} p`` (as :func:`~pymc_kameleon.core.leapfrog.kinetic_energy`)."""
+        velocity = p if self.inv_mass_diag is None else self.inv_mass_diag * p
+        return 0.5 * float(np.dot(p, velocity))
+
+    def _trajectory(
+        self, x: np.ndarray, p0: np.ndarray, step_size: float, n_steps: int
+    ) -> LeapfrogResult:
+        """Leapfrog along ``surrogate_scale`` times the surrogate gradient, from ``(x, p0)``.
+
+        The two built-in surrogates run as one compiled call per trajectory
+        (:mod:`pymc_kameleon.core._accelerated_leapfrog`); anything else (no surrogate yet, a
+        user-supplied object) goes through the generic :func:`leapfrog`.
+        """
+        surrogate, scale, inv_mass = self.surrogate, self.surrogate_scale, self.inv_mass_diag
+        if type(surrogate) is LiteSurrogate:
+            return lite_leapfrog(
+                x, p0, surrogate.basis, surrogate.alpha, surrogate.lengthscale, scale,
+                step_size, n_steps, inv_mass,
+            )  # fmt: skip
+        if type(surrogate) is FiniteScoreMatching:
+            features = surrogate.features
+            return finite_leapfrog(
+                x, p0, features.omega, features.offset, surrogate.theta, scale,
+                step_size, n_steps, inv_mass,
+            )  # fmt: skip
+        return leapfrog(x, p0, self.surrogate_gradient, step_size, n_steps, inv_mass)
 
     def _explore_cholesky(self) -> np.ndarray:
         """Cholesky factor of the adaptive random walk's covariance (warm-up moves)."""
@@ -481,17 +580,29 @@ class KMCStep(GradientFreeStep):
             "surrogate_grad_evals": 0,
         }
 
-    def _log_accept(self, logp_new: float, x: np.ndarray, trajectory, p0: np.ndarray) -> float:
-        """Log acceptance ratio with the true target (or, in a negative control, the surrogate)."""
+    def _log_accept(
+        self,
+        logp_new: float,
+        x: np.ndarray,
+        trajectory: LeapfrogResult,
+        p0: np.ndarray,
+        kinetic_start: float,
+    ) -> float:
+        """Log acceptance ratio with the true target (or, in a negative control, the surrogate).
+
+        Equal to :func:`~pymc_kameleon.core.leapfrog.hamiltonian_log_accept` with the true
+        log-densities, reusing the kinetic energy at the start.
+        """
         if self._use_true_target or self.surrogate is None:
-            return hamiltonian_log_accept(
-                logp_new,
-                self.logp_current,
-                trajectory.p,
-                p0,
-                self.inv_mass_diag,
-                finite=trajectory.finite,
-            )
+            logp_current = self.logp_current
+            if not trajectory.finite or math.isnan(logp_new) or logp_new == -math.inf:
+                return -math.inf
+            kinetic_new = self._kinetic_energy(trajectory.p)
+            if not math.isfinite(kinetic_new):
+                return -math.inf
+            if math.isnan(logp_current) or logp_current == -math.inf:
+                return math.inf
+            return (logp_new - kinetic_new) - (logp_current - kinetic_start)
         surrogate_new = self.surrogate.value(trajectory.q) if trajectory.finite else -math.inf
         return hamiltonian_log_accept(
             surrogate_new if math.isfinite(logp_new) else -math.inf,
@@ -570,17 +681,22 @@ class KMCStep(GradientFreeStep):
         self.log_step_weighted_sum = 0.0
         self.step_weight_sum = 0.0
 
-    def _refit(self) -> None:
-        """Re-choose the hyperparameters (warm-up only) and rebuild the surrogate."""
+    def _refit(self, learn: bool | None = None) -> None:
+        """Re-choose the hyperparameters (warm-up only) and rebuild the surrogate.
+
+        ``learn`` forces (True) or forbids (False) re-choosing the hyperparameters; by default
+        they are re-chosen during warm-up only.
+        """
+        learn = bool(self.tune) if learn is None else learn
         first = self.surrogate is None
         previous_estimator = self.active_estimator
-        if self.tune:
+        if learn:
             if self.mass == "diagonal":
                 self._update_mass()
             if self.estimator == "auto" and self.n_learned >= 2 * self.n_features:
                 self.active_estimator = "finite"
         old_lengthscale = self.lengthscale
-        if self.cv_lengthscale and (self.tune or math.isnan(self.lengthscale)):
+        if self.cv_lengthscale and (learn or math.isnan(self.lengthscale)):
             self._choose_lengthscale()
         if self.active_estimator == "lite":
             z = self.history.subsample(self.n_history, self.rng, replace=True)
@@ -678,3 +794,46 @@ def _parse_lengthscale(lengthscale: Any) -> tuple[bool, float]:
     if not (math.isfinite(value) and value > 0.0):
         raise ValueError(f"`lengthscale` must be 'cv' or a positive number, got {lengthscale!r}.")
     return False, value
+
+
+def _check_initial_history_rows(initial_history: Any, cross_validate: bool) -> np.ndarray | None:
+    """``initial_history`` as a read-only float array of shape (n, d), or None; checks n, finite."""
+    if initial_history is None:
+        return None
+    try:
+        rows = np.array(initial_history, dtype=np.float64, copy=True)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "`initial_history` must be a numeric array of shape (n, d): n states in the sampled "
+            "(raveled, transformed) space of the step's variables."
+        ) from None
+    minimum = _MIN_INITIAL_HISTORY_CV if cross_validate else _MIN_INITIAL_HISTORY
+    needs = "the length-scale cross-validation needs" if cross_validate else "the fit needs"
+    if rows.ndim != 2:
+        raise ValueError(
+            f"`initial_history` must have shape (n, d), got shape {rows.shape}; for a single "
+            "variable of size d, pass an array with one state per row (e.g. x.reshape(n, -1))."
+        )
+    if rows.shape[0] < minimum:
+        raise ValueError(
+            f"`initial_history` has {rows.shape[0]} states, fewer than the {minimum} {needs}; "
+            "pass more states (a few hundred are typical) or leave it unset."
+        )
+    if not np.all(np.isfinite(rows)):
+        raise ValueError(
+            "`initial_history` contains non-finite values (NaN or inf); drop those states."
+        )
+    rows.setflags(write=False)
+    return rows
+
+
+def _check_initial_history_dim(rows: np.ndarray, dim: int) -> np.ndarray:
+    """Check that the states of ``initial_history`` have the step's dimension."""
+    if rows.shape[1] != dim:
+        raise ValueError(
+            f"`initial_history` has {rows.shape[1]} columns but the step samples {dim} "
+            "dimensions; give states in the step's raveled, transformed space (e.g. "
+            "log(sigma) for a positive variable, variables concatenated in the order of "
+            "step.vars)."
+        )
+    return rows
