@@ -154,7 +154,10 @@ class ChainHistory:
         size = self.size
         if replace and _accelerated.HAVE_NUMBA:
             # compiled loops; the same picks as the NumPy code below, from the same uniforms
-            eligible = _accelerated.eligible_indices(self.iterations, size, int(since))
+            if since > 0:
+                eligible = _accelerated.eligible_indices(self.iterations, size, int(since))
+            else:  # as below: every stored state, whatever its (possibly negative) iteration
+                eligible = np.arange(size)
             if eligible.size == 0:
                 return np.empty((0, self.dim))
             return _accelerated.take_picked_rows(self.values, eligible, rng.random(n))

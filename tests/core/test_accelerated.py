@@ -92,3 +92,16 @@ def test_eligible_indices_matches_flatnonzero():
         got = _accelerated.eligible_indices(history.iterations, history.size, since)
         want = np.flatnonzero(history.iterations[: history.size] >= since)
         np.testing.assert_array_equal(got, want)
+
+
+def test_subsample_with_replacement_keeps_states_of_negative_iterations(monkeypatch):
+    """States recorded before iteration 0 (KMCStep's initial_history) stay eligible by default,
+    in the compiled path as in the NumPy one (regression: the compiled path dropped them)."""
+    history = ChainHistory(2, 10)
+    for t in range(-5, 0):
+        history.record(np.full(2, float(t)), t, np.random.default_rng(0))
+    fast = history.subsample(8, np.random.default_rng(3), replace=True)
+    monkeypatch.setattr(_accelerated, "HAVE_NUMBA", False)
+    slow = history.subsample(8, np.random.default_rng(3), replace=True)
+    assert fast.shape == (8, 2)
+    np.testing.assert_array_equal(fast, slow)
