@@ -9,7 +9,8 @@
 * ``costly``: the same on B(0.1, 100) with a log-density costing 1 ms per call, where ESS per
   second is decided by evaluations, not by per-iteration overhead.
 * ``oracle-n``: the KMC paper's Figure 3: KMC (lite, finite) and KAMH given ``n`` exact draws
-  as their initial history, against NUTS and a random walk, on B(0.03, 100), 200 + 2000.
+  as their initial history, against NUTS and a random walk, on B(0.03, 100), 200 + 2000
+  (the two baselines, which learn nothing from the oracle draws, get 1000 warm-up iterations).
 * ``glass``: GP classification on UCI Glass (pseudo-marginal), 1000 + 5000, one chain per seed.
 """
 
@@ -44,6 +45,7 @@ class Size:
     costly_evals: int
     oracle_ns: tuple[int, ...]
     oracle_budget: tuple[int, int]
+    oracle_baseline_tune: int
     glass_budget: tuple[int, int]
 
 
@@ -58,6 +60,7 @@ SIZES = {
         costly_evals=10_000,
         oracle_ns=(50, 100, 200, 500, 1000, 2000),
         oracle_budget=(200, 2000),
+        oracle_baseline_tune=1000,
         glass_budget=(1000, 5000),
     ),
     "quick": Size(
@@ -70,6 +73,7 @@ SIZES = {
         costly_evals=600,
         oracle_ns=(100, 500),
         oracle_budget=(100, 300),
+        oracle_baseline_tune=100,
         glass_budget=(100, 100),
     ),
 }
@@ -129,7 +133,7 @@ def _oracle_n(size: Size) -> list[Task]:
         for seed in _seeds(size)
     ]
     tasks += [
-        Task("oracle-n", "banana-0.03", sampler, seed, size.chains, tune, draws)
+        Task("oracle-n", "banana-0.03", sampler, seed, size.chains, size.oracle_baseline_tune, draws)
         for sampler in FIG3_BASELINES
         for seed in _seeds(size)
     ]
