@@ -132,8 +132,9 @@ def _oracle_n(size: Size) -> list[Task]:
         for sampler in FIG3_SAMPLERS
         for seed in _seeds(size)
     ]
+    baseline_tune = size.oracle_baseline_tune
     tasks += [
-        Task("oracle-n", "banana-0.03", sampler, seed, size.chains, size.oracle_baseline_tune, draws)
+        Task("oracle-n", "banana-0.03", sampler, seed, size.chains, baseline_tune, draws)
         for sampler in FIG3_BASELINES
         for seed in _seeds(size)
     ]
