@@ -40,6 +40,7 @@ MAX_ENERGY_ERROR = 1000.0
 #: points used for the median distance and the cross-validation of the length scale
 _CV_MAX_POINTS = 300
 _CV_FOLDS = 5
+_CV_GROWTH = 2.0  # re-choose the length scale once the history has doubled since the last CV
 #: the length scale may range from this fraction to this multiple of the median distance
 _LENGTHSCALE_BOUNDS = (0.5, 8.0)
 #: before the first fit the proposal is a random walk, tuned like one
@@ -67,6 +68,7 @@ class KMCState(GradientFreeState):
     step_weight_sum: float
     n_learned: int
     next_refit: int
+    lengthscale_chosen_at: int
     n_divergent: int
     surrogate_scale: float
     calibration_sums: np.ndarray
@@ -112,9 +114,11 @@ class KMCStep(GradientFreeStep):
     ``adaptation="vanishing"``):
 
     * every warm-up state enters the history (and the finite fit);
-    * the surrogate is refitted, and :math:`\ell` re-chosen by 5-fold cross-validated
-      score matching, when the number of learned states reaches ``adapt_start`` and then each
-      time it has grown by a factor ``refit_growth``; before the first fit :math:`\nabla f = 0`,
+    * the surrogate is refitted when the number of learned states reaches ``adapt_start`` and
+      then each time it has grown by a factor ``refit_growth``, and :math:`\ell` is re-chosen
+      by 5-fold cross-validated score matching at the first refit and then whenever the number
+      of learned states has doubled since the last choice (the cross-validation is most of a
+      refit's cost); before the first fit :math:`\nabla f = 0`,
       i.e. the proposal is a random walk (with ``initial_history`` the first fit is before the first
       iteration);
     * the step-size range is rescaled by Robbins–Monro toward ``target_accept`` (restarting when
@@ -361,6 +365,7 @@ class KMCStep(GradientFreeStep):
         self.step_weight_sum = 0.0
         self.n_learned = 0
         self.next_refit = self.adapt_start
+        self.lengthscale_chosen_at = 0
         self.n_divergent = 0
         self.surrogate_scale = 1.0
         self.calibration_sums = np.zeros(3)
@@ -696,8 +701,12 @@ class KMCStep(GradientFreeStep):
             if self.estimator == "auto" and self.n_learned >= 2 * self.n_features:
                 self.active_estimator = "finite"
         old_lengthscale = self.lengthscale
-        if self.cv_lengthscale and (learn or math.isnan(self.lengthscale)):
+        if self.cv_lengthscale and (
+            math.isnan(self.lengthscale)
+            or (learn and self.n_learned >= _CV_GROWTH * self.lengthscale_chosen_at)
+        ):
             self._choose_lengthscale()
+            self.lengthscale_chosen_at = self.n_learned
         if self.active_estimator == "lite":
             z = self.history.subsample(self.n_history, self.rng, replace=True)
             self.surrogate = LiteSurrogate.fit(z, self.lengthscale, self.lite_regularisation)
