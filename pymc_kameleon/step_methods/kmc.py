@@ -13,6 +13,7 @@ from scipy.linalg import LinAlgError
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, dataclass_state
 from pymc_kameleon.core._accelerated_leapfrog import finite_leapfrog, lite_leapfrog
+from pymc_kameleon.core._threads import single_blas_thread
 from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale, robbins_monro_update
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.history import ChainHistory
@@ -435,7 +436,8 @@ class KMCStep(GradientFreeStep):
         ``warmup_explore``); they report ``n_steps = 0``.
         """
         if self.iteration == 0 and self.surrogate is None and self.initial_history is not None:
-            self._fit_initial()
+            with single_blas_thread():
+                self._fit_initial()
         logp_evals = self._refresh_current(q0.data)
         logp_evals += self._measure_noise()
         explore = self.tune and (
@@ -445,7 +447,8 @@ class KMCStep(GradientFreeStep):
         move = self._explore_move if explore else self._hamiltonian_move
         accept_prob, moved_stats = move(self.x_current)
         if self._adapting():
-            self._adapt(accept_prob, explore)
+            with single_blas_thread():  # refits and online updates: small dense algebra
+                self._adapt(accept_prob, explore)
         self.iteration += 1
         stats = {
             "accept": accept_prob,
