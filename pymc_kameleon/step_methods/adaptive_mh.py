@@ -25,9 +25,13 @@ from pymc_kameleon.core.proposals import (
     gaussian_log_pdf_of_noise,
     proposal_cholesky,
 )
-from pymc_kameleon.step_methods.base import GradientFreeState, GradientFreeStep
+from pymc_kameleon.step_methods.base import (
+    GradientFreeState,
+    GradientFreeStep,
+    check_initial_history,
+)
 
-__all__ = ["AdaptiveMHState", "AdaptiveMHStep", "check_initial_history"]
+__all__ = ["AdaptiveMHState", "AdaptiveMHStep"]
 
 
 @dataclass_state
@@ -288,56 +292,3 @@ class AdaptiveMHStep(GradientFreeStep):
             return {"accept_rate": step_stats["accept"], "scaling": step_stats["scaling"]}
 
         return (update_stats,)
-
-
-def check_initial_history(values: Any, dim: int, min_rows: int, owner: str) -> np.ndarray:
-    """Validate an ``initial_history`` argument; return it as a read-only float64 copy.
-
-    Parameters
-    ----------
-    values : array_like
-        Candidate states, one per row, in the sampled (raveled, transformed) space.
-    dim : int
-        Dimension of the step (number of raveled, transformed values it samples).
-    min_rows : int
-        Fewest rows accepted.
-    owner : str
-        Name of the step, for the error messages.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, dim)
-
-    Raises
-    ------
-    ValueError
-        If ``values`` is not numeric, not of shape ``(n, dim)``, has fewer than ``min_rows`` rows,
-        or contains NaN or infinite values.
-    """
-    try:
-        array = np.array(values, dtype=np.float64, copy=True)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{owner}: `initial_history` must be a numeric array of shape (n, {dim}), got "
-            f"{type(values).__name__}."
-        ) from None
-    if array.ndim != 2 or array.shape[1] != dim:
-        raise ValueError(
-            f"{owner}: `initial_history` must have shape (n, {dim}) (one state of the sampled, "
-            f"raveled and transformed, variables per row), got shape {array.shape}. Stack draws "
-            "in the order of the step's variables, on the transformed scale, e.g. with "
-            "`np.column_stack`, or `.reshape(-1, 1)` for a single scalar variable."
-        )
-    if array.shape[0] < min_rows:
-        raise ValueError(
-            f"{owner}: `initial_history` needs at least {min_rows} rows, got {array.shape[0]}; "
-            "supply more states, or leave it out to learn from the chain alone."
-        )
-    if not np.all(np.isfinite(array)):
-        bad = int(np.count_nonzero(~np.all(np.isfinite(array), axis=1)))
-        raise ValueError(
-            f"{owner}: `initial_history` contains NaN or infinite values in {bad} row(s); "
-            "drop those rows (states must be finite points of the sampled space)."
-        )
-    array.setflags(write=False)
-    return array

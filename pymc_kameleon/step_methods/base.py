@@ -38,6 +38,7 @@ __all__ = [
     "NOISE_SD_WARNING",
     "GradientFreeState",
     "GradientFreeStep",
+    "check_initial_history",
 ]
 
 #: fresh estimates at the current state per noise check (pseudo-marginal models)
@@ -346,3 +347,67 @@ def _resolve_vars(vars, model, step_name: str) -> list:
             "pm.Metropolis([discrete vars])], or leave them out and let PyMC assign them."
         )
     return value_vars
+
+
+def check_initial_history(
+    values: Any, dim: int, min_rows: int, owner: str, reason: str = "the step needs"
+) -> np.ndarray:
+    """Validate an ``initial_history`` argument; return it as a read-only float64 copy.
+
+    Shared by every step of this package, so the messages name the owner and the fix.
+
+    Parameters
+    ----------
+    values : array_like
+        Candidate states, one per row, in the sampled (raveled, transformed) space.
+    dim : int
+        Dimension of the step (number of raveled, transformed values it samples).
+    min_rows : int
+        Fewest rows accepted.
+    owner : str
+        Name of the step, for the error messages.
+    reason : str, default "the step needs"
+        Who needs ``min_rows`` rows, for the error message.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, dim)
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is not numeric, not of shape ``(n, dim)``, has fewer than ``min_rows`` rows,
+        or contains NaN or infinite values.
+    """
+    try:
+        array = np.array(values, dtype=np.float64, copy=True)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{owner}: `initial_history` must be a numeric array of shape (n, {dim}), got "
+            f"{type(values).__name__}."
+        ) from None
+    if array.ndim != 2 or array.shape[1] != dim:
+        columns = (
+            f" ({array.shape[1]} columns but the step samples {dim})" if array.ndim == 2 else ""
+        )
+        raise ValueError(
+            f"{owner}: `initial_history` must have shape (n, d) with d = {dim}, i.e. shape "
+            f"(n, {dim}), one state of the sampled (raveled, transformed) variables per row; got "
+            f"shape {array.shape}{columns}. Stack draws in the order of the step's variables, on "
+            "the transformed scale (e.g. log(sigma) for a positive variable), e.g. with "
+            "`np.column_stack`, or `.reshape(-1, 1)` for a single scalar variable."
+        )
+    if array.shape[0] < min_rows:
+        raise ValueError(
+            f"{owner}: `initial_history` has {array.shape[0]} rows, fewer than the {min_rows} "
+            f"{reason} (it needs at least {min_rows} rows); supply more states (a few hundred "
+            "are typical), or leave it out to learn from the chain alone."
+        )
+    if not np.all(np.isfinite(array)):
+        bad = int(np.count_nonzero(~np.all(np.isfinite(array), axis=1)))
+        raise ValueError(
+            f"{owner}: `initial_history` contains non-finite values (NaN or infinite) in {bad} "
+            "row(s); drop those rows (states must be finite points of the sampled space)."
+        )
+    array.setflags(write=False)
+    return array

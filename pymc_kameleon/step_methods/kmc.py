@@ -29,7 +29,11 @@ from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import cholesky_with_jitter
 from pymc_kameleon.core.random_features import FiniteScoreMatching, relative_ridge
 from pymc_kameleon.core.score_matching import LiteSurrogate
-from pymc_kameleon.step_methods.base import GradientFreeState, GradientFreeStep
+from pymc_kameleon.step_methods.base import (
+    GradientFreeState,
+    GradientFreeStep,
+    check_initial_history,
+)
 from pymc_kameleon.step_methods.kameleon import _check_int
 
 __all__ = ["KMCState", "KMCStep"]
@@ -321,9 +325,8 @@ class KMCStep(GradientFreeStep):
         if not (math.isfinite(growth) and growth > 1.0):
             raise ValueError(f"`refit_growth` must be a finite number > 1, got {refit_growth!r}.")
         self.refit_growth = growth
-        initial = _check_initial_history_rows(initial_history, self.cv_lengthscale)
         if warmup_explore is None:
-            warmup_explore = 0.5 if initial is None else 0.0
+            warmup_explore = 0.5 if initial_history is None else 0.0
         explore = float(warmup_explore) if _is_number(warmup_explore) else math.nan
         if not 0.0 <= explore <= 1.0:
             raise ValueError(f"`warmup_explore` must lie in [0, 1], got {warmup_explore!r}.")
@@ -333,9 +336,7 @@ class KMCStep(GradientFreeStep):
             max(10 * self.n_history, 10_000) if history_capacity is None else history_capacity,
             minimum=self.n_history,
         )
-        if initial is not None:
-            self.capacity = max(self.capacity, initial.shape[0])
-        self.initial_history = None  # entered after the base class has set the dimension
+        self.initial_history = None  # validated once the base class knows the dimension
         super().__init__(
             vars,
             adaptation=adaptation,
@@ -347,8 +348,16 @@ class KMCStep(GradientFreeStep):
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
         )
-        if initial is not None:
-            self.initial_history = _check_initial_history_dim(initial, self.dim)
+        if initial_history is not None:
+            minimum, reason = (
+                (_MIN_INITIAL_HISTORY_CV, "the length-scale cross-validation needs")
+                if self.cv_lengthscale
+                else (_MIN_INITIAL_HISTORY, "the fit needs")
+            )
+            self.initial_history = check_initial_history(
+                initial_history, self.dim, minimum, type(self).__name__, reason
+            )
+            self.capacity = max(self.capacity, self.initial_history.shape[0])
             self._reset_chain_state()
 
     # ----------------------------------------------------------------------------------------
@@ -806,46 +815,3 @@ def _parse_lengthscale(lengthscale: Any) -> tuple[bool, float]:
     if not (math.isfinite(value) and value > 0.0):
         raise ValueError(f"`lengthscale` must be 'cv' or a positive number, got {lengthscale!r}.")
     return False, value
-
-
-def _check_initial_history_rows(initial_history: Any, cross_validate: bool) -> np.ndarray | None:
-    """``initial_history`` as a read-only float array of shape (n, d), or None; checks n, finite."""
-    if initial_history is None:
-        return None
-    try:
-        rows = np.array(initial_history, dtype=np.float64, copy=True)
-    except (TypeError, ValueError):
-        raise ValueError(
-            "`initial_history` must be a numeric array of shape (n, d): n states in the sampled "
-            "(raveled, transformed) space of the step's variables."
-        ) from None
-    minimum = _MIN_INITIAL_HISTORY_CV if cross_validate else _MIN_INITIAL_HISTORY
-    needs = "the length-scale cross-validation needs" if cross_validate else "the fit needs"
-    if rows.ndim != 2:
-        raise ValueError(
-            f"`initial_history` must have shape (n, d), got shape {rows.shape}; for a single "
-            "variable of size d, pass an array with one state per row (e.g. x.reshape(n, -1))."
-        )
-    if rows.shape[0] < minimum:
-        raise ValueError(
-            f"`initial_history` has {rows.shape[0]} states, fewer than the {minimum} {needs}; "
-            "pass more states (a few hundred are typical) or leave it unset."
-        )
-    if not np.all(np.isfinite(rows)):
-        raise ValueError(
-            "`initial_history` contains non-finite values (NaN or inf); drop those states."
-        )
-    rows.setflags(write=False)
-    return rows
-
-
-def _check_initial_history_dim(rows: np.ndarray, dim: int) -> np.ndarray:
-    """Check that the states of ``initial_history`` have the step's dimension."""
-    if rows.shape[1] != dim:
-        raise ValueError(
-            f"`initial_history` has {rows.shape[1]} columns but the step samples {dim} "
-            "dimensions; give states in the step's raveled, transformed space (e.g. "
-            "log(sigma) for a positive variable, variables concatenated in the order of "
-            "step.vars)."
-        )
-    return rows
