@@ -1,4 +1,4 @@
-"""One BLAS thread for the small dense solves of the adaptation (refits, online updates).
+"""One BLAS thread for the small dense solves of KMC's surrogate refits.
 
 The matrices involved (a few hundred rows) gain nothing from several BLAS threads, and on a
 machine whose cores are busy (other chains, other processes) OpenBLAS threads that spin-wait for

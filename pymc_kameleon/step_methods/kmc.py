@@ -445,8 +445,7 @@ class KMCStep(GradientFreeStep):
         ``warmup_explore``); they report ``n_steps = 0``.
         """
         if self.iteration == 0 and self.surrogate is None and self.initial_history is not None:
-            with single_blas_thread():
-                self._fit_initial()
+            self._fit_initial()
         logp_evals = self._refresh_current(q0.data)
         logp_evals += self._measure_noise()
         explore = self.tune and (
@@ -456,8 +455,7 @@ class KMCStep(GradientFreeStep):
         move = self._explore_move if explore else self._hamiltonian_move
         accept_prob, moved_stats = move(self.x_current)
         if self._adapting():
-            with single_blas_thread():  # refits and online updates: small dense algebra
-                self._adapt(accept_prob, explore)
+            self._adapt(accept_prob, explore)
         self.iteration += 1
         stats = {
             "accept": accept_prob,
@@ -704,6 +702,11 @@ class KMCStep(GradientFreeStep):
         ``learn`` forces (True) or forbids (False) re-choosing the hyperparameters; by default
         they are re-chosen during warm-up only.
         """
+        with single_blas_thread():  # a few hundred rows: extra BLAS threads only contend
+            self._refit_body(learn)
+
+    def _refit_body(self, learn: bool | None) -> None:
+        """:meth:`_refit` without the BLAS thread limit."""
         learn = bool(self.tune) if learn is None else learn
         first = self.surrogate is None
         previous_estimator = self.active_estimator
