@@ -31,7 +31,7 @@ from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon.targets import glass_gpc_model
 
 SAMPLERS = {
-    "kmc": lambda: KMCStep(n_history=1000),  # the setting of benchmarks/bench_gpc_glass.py
+    "kmc": lambda: KMCStep(n_history=1000),  # the setting of the benchmark suite's glass experiment
     "kameleon": lambda: KameleonStep(),
     "am": lambda: AdaptiveMetropolis(),
 }
