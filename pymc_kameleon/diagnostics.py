@@ -22,6 +22,7 @@ __all__ = [
     "chi2_quantile_error",
     "chi2_quantile_fractions",
     "count_logp_evals",
+    "count_logp_evals_in",
     "ess_per_1000_evals",
     "max_rhat",
     "mean_acceptance",
@@ -119,9 +120,7 @@ def _n_iterations(stats_group: Any) -> int:
 def count_logp_evals(idata: Any, step_kind: str, d: int, group: str = "sample_stats") -> int:
     """Total number of logp evaluations at new points, summed over chains and draws.
 
-    The ``logp_evals`` sampler statistic is used when present. Otherwise the count falls back
-    to ``d`` per iteration for ``"metropolis"`` (element-wise updates) and one per iteration
-    for ``"demetropolisz"``.
+    See :func:`count_logp_evals_in` for the counting rules.
 
     Parameters
     ----------
@@ -138,26 +137,57 @@ def count_logp_evals(idata: Any, step_kind: str, d: int, group: str = "sample_st
     -------
     int
         Number of logp evaluations.
+    """
+    return count_logp_evals_in(idata[group], step_kind, d)
+
+
+def count_logp_evals_in(stats_group: Any, step_kind: str, d: int) -> int:
+    """Logp evaluations at new points in one statistics group, from its statistics.
+
+    The ``logp_evals`` statistic (this package's steps) is used when present. Otherwise, by
+    ``step_kind``:
+
+    * ``"metropolis"``: PyMC's Metropolis updates a vector one coordinate at a time, ``d`` new
+      points per iteration;
+    * ``"demetropolisz"``: one new point per iteration;
+    * ``"slice"``: per coordinate one evaluation at the current point, two at the initial
+      interval ends and one at the first draw, plus the ``nstep_out`` and ``nstep_in`` stats;
+    * ``"nuts"``: the ``n_steps`` stat (leapfrog steps, each a logp *and gradient* evaluation).
+
+    Parameters
+    ----------
+    stats_group : xarray.Dataset
+        ``sample_stats`` or ``warmup_sample_stats`` of a run.
+    step_kind : str
+        One of the kinds above (case-insensitive).
+    d : int
+        Dimension of the sampled vector.
+
+    Returns
+    -------
+    int
 
     Raises
     ------
     ValueError
-        If there is no ``logp_evals`` statistic and `step_kind` has no known fallback.
+        If there is no ``logp_evals`` statistic and `step_kind` has no rule.
     """
-    stats_group = idata[group]
     if _LOGP_EVALS_STAT in stats_group:
         return int(np.sum(stats_group[_LOGP_EVALS_STAT].values))
     kind = step_kind.lower()
+    n_iterations = _n_iterations(stats_group)
     if kind == "metropolis":
-        per_iteration = d
-    elif kind in EVALS_PER_ITERATION:
-        per_iteration = EVALS_PER_ITERATION[kind]
-    else:
-        raise ValueError(
-            f"no '{_LOGP_EVALS_STAT}' statistic in '{group}' and no fallback for step "
-            f"kind '{step_kind}'"
-        )
-    return per_iteration * _n_iterations(stats_group)
+        return d * n_iterations
+    if kind in EVALS_PER_ITERATION:
+        return EVALS_PER_ITERATION[kind] * n_iterations
+    if kind == "slice":
+        steps = np.sum(stats_group["nstep_out"].values) + np.sum(stats_group["nstep_in"].values)
+        return int(4 * d * n_iterations + steps)
+    if kind == "nuts":
+        return int(np.sum(stats_group["n_steps"].values))
+    raise ValueError(
+        f"no '{_LOGP_EVALS_STAT}' statistic and no counting rule for step kind '{step_kind}'"
+    )
 
 
 def min_ess(idata: Any, var_name: str, method: str = "bulk") -> float:

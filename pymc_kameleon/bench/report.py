@@ -160,9 +160,12 @@ def _section_equal(records: Sequence[dict], title: str, costly: bool) -> list[st
 
 def _section_oracle(records: Sequence[dict]) -> list[str]:
     columns = (*ORACLE_COLUMNS, ("chain_min_ess_median", "single-chain min ESS", "{:.0f}"))
-    for record in records:
-        if record["status"] == "ok":
-            record["chain_min_ess_median"] = float(np.median(record["chain_min_ess"]))
+    records = [
+        {**r, "chain_min_ess_median": float(np.median(r["chain_min_ess"]))}
+        if r["status"] == "ok"
+        else r
+        for r in records
+    ]  # copies: the caller's records stay as loaded
     rows = [r for r in records if r["n_oracle"] > 0] + [r for r in records if r["n_oracle"] == 0]
     return [
         f"## The KMC paper's Figure 3: oracle history of n exact draws, B(0.03, 100), "

@@ -1,14 +1,8 @@
 """The samplers the benchmark compares: this package's steps and PyMC's own.
 
 Each :class:`SamplerSpec` builds a fresh step inside the model context and says how to count
-the log-density evaluations of a run from its sampler statistics (never from a nominal rate):
-
-* this package's steps emit ``logp_evals``;
-* ``pm.Metropolis`` updates a vector one coordinate at a time: ``d`` new points per iteration;
-* ``pm.DEMetropolisZ``: one new point per iteration;
-* ``pm.Slice``: per coordinate one evaluation at the current point, two at the initial
-  interval ends, one at the first draw, plus the ``nstep_out`` and ``nstep_in`` stats;
-* NUTS: ``n_steps`` leapfrog steps, each a log-density *and gradient* evaluation.
+the log-density evaluations of a run from its sampler statistics, never from a nominal rate (the
+rules are in :func:`pymc_kameleon.diagnostics.count_logp_evals_in`).
 
 PyMC's Metropolis and DEMetropolisZ compute ``logp(new) - logp(current)`` with both terms
 evaluated, so on a costly model they call the log-density twice per new point; the costly
@@ -21,12 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pymc as pm
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon.diagnostics import count_logp_evals_in
 
 __all__ = ["SAMPLERS", "SamplerSpec", "count_evaluations", "get_sampler"]
+
+_DIAGNOSTICS_KIND = {"demz": "demetropolisz"}  # our rule names -> diagnostics.count_logp_evals_in
 
 
 @dataclass(frozen=True)
@@ -121,16 +117,6 @@ def count_evaluations(stats: Any, kind: str, dim: int) -> int:
     -------
     int
     """
-    n_iterations = int(stats.sizes["chain"] * stats.sizes["draw"])
-    if kind == "stat":
-        return int(np.sum(stats["logp_evals"].values))
-    if kind == "metropolis":
-        return dim * n_iterations
-    if kind == "demz":
-        return n_iterations
-    if kind == "slice":
-        steps = np.sum(stats["nstep_out"].values) + np.sum(stats["nstep_in"].values)
-        return int(4 * dim * n_iterations + steps)
-    if kind == "nuts":
-        return int(np.sum(stats["n_steps"].values))
-    raise ValueError(f"unknown evaluation-count rule {kind!r}")
+    if kind == "stat" and "logp_evals" not in stats:
+        raise ValueError("a step of this package must emit the `logp_evals` statistic")
+    return count_logp_evals_in(stats, _DIAGNOSTICS_KIND.get(kind, kind), dim)
