@@ -468,7 +468,7 @@ class ABCLogLikelihoodEstimator:
     Calling the instance returns :func:`abc_log_likelihood_estimate` with the stored
     settings. Instances are immutable and picklable.
 
-    Attributes
+    Parameters
     ----------
     s_obs : numpy.ndarray
         Observed summary of shape ``(d,)`` (read-only copy).

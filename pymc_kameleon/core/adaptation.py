@@ -78,7 +78,6 @@ class TuningOnly(AdaptationSchedule):
             )
 
     def probability(self, iteration: int, tuning: bool) -> float:
-        """Return ``probability_during_tuning`` during warm-up and 0 afterwards."""
         return float(self.probability_during_tuning) if tuning else 0.0
 
 
@@ -108,7 +107,6 @@ class VanishingAdaptation(AdaptationSchedule):
             )
 
     def probability(self, iteration: int, tuning: bool) -> float:
-        """Return 1 during warm-up, then ``(t + 1) ** -exponent``."""
         if tuning:
             return 1.0
         return min(1.0, (iteration + 1.0) ** (-float(self.exponent)))
@@ -131,7 +129,20 @@ class CallableSchedule(AdaptationSchedule):
     adapts_after_tuning: bool = True  # type: ignore[misc]
 
     def probability(self, iteration: int, tuning: bool) -> float:
-        """Evaluate the user function and check that it returned a probability."""
+        """Evaluate the user function and check that it returned a probability.
+
+        Parameters
+        ----------
+        iteration : int
+            Iterations since the chain started (0-based).
+        tuning : bool
+            Whether the chain is in warm-up.
+
+        Returns
+        -------
+        float
+            A probability in ``[0, 1]``.
+        """
         p = float(self.fn(iteration, tuning))
         if not (0.0 <= p <= 1.0):
             raise ValueError(
@@ -226,7 +237,12 @@ class RunningMoments:
         self.scatter = np.zeros((dim, dim))
 
     def update(self, x: np.ndarray) -> None:
-        """Add one vector: O(dim^2) work, constant memory."""
+        """Add one vector: O(dim^2) work, constant memory.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (dim,)
+        """
         self.count += 1
         delta = x - self.mean
         self.mean = self.mean + delta / self.count
@@ -253,7 +269,12 @@ class RunningMoments:
         self.count = n
 
     def covariance(self) -> np.ndarray:
-        """Unbiased sample covariance (requires at least two vectors)."""
+        """Unbiased sample covariance (requires at least two vectors).
+
+        Returns
+        -------
+        numpy.ndarray, shape (dim, dim)
+        """
         if self.count < 2:
             raise ValueError("RunningMoments needs at least two vectors for a covariance.")
         return self.scatter / (self.count - 1)
@@ -278,5 +299,15 @@ class RunningMoments:
 
 
 def optimal_rw_scale(dim: int) -> float:
-    """Return the Roberts–Gelman–Gilks optimal random-walk variance factor ``2.38**2 / dim``."""
+    """Return the Roberts–Gelman–Gilks optimal random-walk variance factor ``2.38**2 / dim``.
+
+    Parameters
+    ----------
+    dim : int
+        Dimension of the sampled space.
+
+    Returns
+    -------
+    float
+    """
     return 2.38**2 / dim

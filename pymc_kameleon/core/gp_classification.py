@@ -576,7 +576,7 @@ class GPCLogLikelihoodEstimator:
     Calling the instance returns :func:`importance_sampling_log_marginal` for the stored
     ``X``, ``y``, ``n_importance`` and ``jitter``. Instances are immutable and picklable.
 
-    Attributes
+    Parameters
     ----------
     X : numpy.ndarray
         Training inputs of shape ``(n, d)`` (read-only copy).

@@ -125,7 +125,17 @@ class ChainHistory:
         self.n_seen += m
 
     def count_since(self, since: int = 0) -> int:
-        """Number of stored states recorded at iteration ``since`` or later."""
+        """Number of stored states recorded at iteration ``since`` or later.
+
+        Parameters
+        ----------
+        since : int, default 0
+            First iteration counted.
+
+        Returns
+        -------
+        int
+        """
         return int(np.count_nonzero(self.iterations[: self.size] >= since))
 
     def subsample(

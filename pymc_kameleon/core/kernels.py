@@ -236,13 +236,11 @@ class GaussianKernel(_BandwidthKernel):
     bandwidth: float
 
     def value(self, x: np.ndarray, Z: np.ndarray) -> np.ndarray:
-        """Return ``k(x, z_i)`` for each row of ``Z``; see :meth:`Kernel.value`."""
         sq = _sq_dist(x, Z)
         sq *= -0.5 / (self.bandwidth * self.bandwidth)
         return np.exp(sq, out=sq)
 
     def grad(self, x: np.ndarray, Z: np.ndarray) -> np.ndarray:
-        """Return ``∇_x k(x, z_i)`` for each row of ``Z``; see :meth:`Kernel.grad`."""
         inv_s2 = 1.0 / (self.bandwidth * self.bandwidth)
         diff, weight = _diff_and_sq_dist(x, Z)
         weight *= -0.5 * inv_s2
@@ -269,13 +267,11 @@ class Matern32Kernel(_BandwidthKernel):
     bandwidth: float
 
     def value(self, x: np.ndarray, Z: np.ndarray) -> np.ndarray:
-        """Return ``k(x, z_i)`` for each row of ``Z``; see :meth:`Kernel.value`."""
         s = np.sqrt(_sq_dist(x, Z))
         s *= _SQRT3 / self.bandwidth
         return (1.0 + s) * np.exp(-s)
 
     def grad(self, x: np.ndarray, Z: np.ndarray) -> np.ndarray:
-        """Return ``∇_x k(x, z_i)`` for each row of ``Z``; see :meth:`Kernel.grad`."""
         diff, weight = _diff_and_sq_dist(x, Z)
         np.sqrt(weight, out=weight)
         weight *= -_SQRT3 / self.bandwidth
@@ -303,13 +299,11 @@ class Matern52Kernel(_BandwidthKernel):
     bandwidth: float
 
     def value(self, x: np.ndarray, Z: np.ndarray) -> np.ndarray:
-        """Return ``k(x, z_i)`` for each row of ``Z``; see :meth:`Kernel.value`."""
         s = np.sqrt(_sq_dist(x, Z))
         s *= _SQRT5 / self.bandwidth
         return (1.0 + s + s * s / 3.0) * np.exp(-s)
 
     def grad(self, x: np.ndarray, Z: np.ndarray) -> np.ndarray:
-        """Return ``∇_x k(x, z_i)`` for each row of ``Z``; see :meth:`Kernel.grad`."""
         diff, s = _diff_and_sq_dist(x, Z)
         np.sqrt(s, out=s)
         s *= _SQRT5 / self.bandwidth
@@ -327,11 +321,9 @@ class LinearKernel(Kernel):
     has_bandwidth: ClassVar[bool] = False
 
     def value(self, x: np.ndarray, Z: np.ndarray) -> np.ndarray:
-        """Return ``k(x, z_i)`` for each row of ``Z``; see :meth:`Kernel.value`."""
         return np.asarray(Z, dtype=np.float64) @ np.asarray(x, dtype=np.float64)
 
     def grad(self, x: np.ndarray, Z: np.ndarray) -> np.ndarray:
-        """Return ``∇_x k(x, z_i)`` for each row of ``Z``; see :meth:`Kernel.grad`."""
         return np.array(Z, dtype=np.float64, copy=True)
 
     def with_bandwidth(self, bandwidth: float) -> Kernel:

@@ -65,7 +65,17 @@ def mh_log_ratio(
 
 
 def accept_probability(log_ratio: float) -> float:
-    """``min(1, exp(log_ratio))``, with 0 for NaN."""
+    """``min(1, exp(log_ratio))``, with 0 for NaN.
+
+    Parameters
+    ----------
+    log_ratio : float
+        Log Metropolis–Hastings ratio.
+
+    Returns
+    -------
+    float
+    """
     if math.isnan(log_ratio):
         return 0.0
     return 1.0 if log_ratio >= 0.0 else math.exp(log_ratio)

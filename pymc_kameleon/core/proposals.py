@@ -169,6 +169,17 @@ def gaussian_log_pdf_of_noise(noise: np.ndarray, chol: np.ndarray) -> float:
 
     When a proposal was drawn as ``mean + L @ noise`` with standard normal ``noise`` this avoids
     a triangular solve.
+
+    Parameters
+    ----------
+    noise : numpy.ndarray, shape (d,)
+        The standard normal vector the proposal was drawn with.
+    chol : numpy.ndarray, shape (d, d)
+        Lower Cholesky factor ``L`` of the proposal covariance.
+
+    Returns
+    -------
+    float
     """
     dim = noise.shape[0]
     if _accelerated.HAVE_NUMBA:
@@ -201,6 +212,19 @@ def centered_gradient_matrix(y: np.ndarray, history: np.ndarray, kernel: Kernel)
 
     ``C^T C`` of the result equals ``M H M^T``. The Gaussian kernel uses a compiled loop when
     Numba is available.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the gradients are taken.
+    history : numpy.ndarray, shape (n, d)
+        History subsample.
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d)
     """
     if _accelerated.HAVE_NUMBA and type(kernel) is GaussianKernel:
         inv_bandwidth2 = 1.0 / kernel.bandwidth**2

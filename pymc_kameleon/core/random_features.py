@@ -270,7 +270,27 @@ class FiniteScoreMatching:
         rng: np.random.Generator,
         use_numba: bool = True,
     ) -> FiniteScoreMatching:
-        """Draw features and return an empty estimator (see :meth:`RandomFeatures.draw`)."""
+        """Draw features and return an empty estimator (see :meth:`RandomFeatures.draw`).
+
+        Parameters
+        ----------
+        dim : int
+            Dimension of the sampled space.
+        n_features : int
+            Number of random Fourier features.
+        lengthscale : float
+            Length scale of the Gaussian kernel the features approximate.
+        regularisation : float
+            Ridge parameter of the score-matching solve (> 0).
+        rng : numpy.random.Generator
+            Source of the feature frequencies and phases.
+        use_numba : bool, default True
+            Use the compiled online updates when Numba is available.
+
+        Returns
+        -------
+        FiniteScoreMatching
+        """
         regularisation = _positive_finite(regularisation, "regularisation")
         features = RandomFeatures.draw(dim, n_features, lengthscale, rng)
         return cls(features, regularisation, use_numba=use_numba)

@@ -443,6 +443,16 @@ class KMCStep(GradientFreeStep):
 
         During warm-up some iterations are adaptive random-walk moves instead (see
         ``warmup_explore``); they report ``n_steps = 0``.
+
+        Parameters
+        ----------
+        q0 : RaveledVars
+            The current state, raveled.
+
+        Returns
+        -------
+        tuple of (RaveledVars, list of dict)
+            The new state and the sampler statistics of the iteration.
         """
         if self.iteration == 0 and self.surrogate is None and self.initial_history is not None:
             self._fit_initial()
