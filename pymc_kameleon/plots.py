@@ -49,6 +49,7 @@ _NOT_RUN = (
 _MAX_IDATA_HISTORY = 1000
 _AM_CLOUD_SIZE = 500
 _FD_STEP = np.finfo(float).eps ** (1.0 / 3.0)  # relative step of central differences
+_POINTS_STYLE = {"s": 6, "c": "0.25", "alpha": 0.6, "gid": "history"}
 LogDensity = Callable[[np.ndarray], np.ndarray]
 
 
@@ -86,6 +87,7 @@ def proposal_ellipse(
     Returns
     -------
     numpy.ndarray, shape (n_points, 2)
+        Points of the curve, in order around it.
     """
     mean, cov = np.asarray(mean, dtype=float), np.asarray(cov, dtype=float)
     if mean.shape != (2,) or cov.shape != (2, 2):
@@ -128,6 +130,7 @@ def proposal_covariance(step: AdaptiveMHStep, x: np.ndarray) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (d, d)
+        The proposal covariance at ``x``.
     """
     _check_proposal_step(step)
     x = _as_state(x, step.dim, "x")
@@ -179,11 +182,16 @@ def _step_view(step: AdaptiveMHStep, rng: np.random.Generator) -> _ProposalView:
 def _idata_view(
     idata: Any, gamma: float, chain: int, var_names: Sequence[str] | None, rng: np.random.Generator
 ) -> _ProposalView:
+    gamma = float(gamma)
+    if not (math.isfinite(gamma) and gamma >= 0.0):
+        raise ValueError(f"`gamma` must be a finite number >= 0, got {gamma!r}.")
     posterior = idata["posterior"]
     names = list(posterior.data_vars) if var_names is None else list(var_names)
-    blocks = [np.asarray(posterior[name].values, dtype=float)[chain] for name in names]
-    draws = np.column_stack([b.reshape(b.shape[0], -1) for b in blocks])
-    draws = draws[np.all(np.isfinite(draws), axis=1)]
+    blocks = [posterior[name].transpose("chain", "draw", ...).values for name in names]
+    if not -len(blocks[0]) <= chain < len(blocks[0]):
+        raise ValueError(f"`chain` {chain} is out of range: the posterior has {len(blocks[0])}.")
+    draws = np.column_stack([np.reshape(b[chain], (b.shape[1], -1)) for b in blocks])
+    draws = draws[np.all(np.isfinite(draws), axis=1)].astype(float)
     if draws.shape[0] < 2:
         raise ValueError(f"chain {chain} of the posterior has fewer than 2 finite draws.")
     rows = rng.choice(draws.shape[0], size=min(draws.shape[0], _MAX_IDATA_HISTORY), replace=False)
@@ -195,9 +203,6 @@ def _idata_view(
         target = optimal_rw_scale(z.shape[1]) * float(np.trace(np.atleast_2d(np.cov(z.T))))
         current = float(np.trace(kameleon_scatter(draws[-1], z, kernel)))
         nu2 = target / current if current > 0.0 else 1.0
-    gamma = float(gamma)
-    if not (math.isfinite(gamma) and gamma >= 0.0):
-        raise ValueError(f"`gamma` must be a finite number >= 0, got {gamma!r}.")
     covariance = partial(kameleon_covariance, history=z, kernel=kernel, gamma2=gamma**2, nu2=nu2)
     return _ProposalView(covariance, z.shape[1], z, draws, z.mean(axis=0), None)
 
@@ -320,7 +325,8 @@ def plot_proposals(
     Each ellipse holds ``level`` of the mass of the proposal's marginal in the two plotted
     coordinates (the 2 x 2 sub-block of its covariance). The history subsample ``z`` that bends a
     Kameleon proposal is scattered on top. Lines carry gids ``"proposal-0"``, ``"proposal-1"``,
-    ... (states ``"state-i"``), the history ``"history"``.
+    ... (states ``"state-i"``), the history ``"history"``. The axes span the history (or the
+    draws), the states and their ellipses.
 
     Parameters
     ----------
@@ -331,8 +337,9 @@ def plot_proposals(
         ``["sample_stats"]``): the frozen Kameleon proposal is then rebuilt from one chain's
         draws as history subsample (at most 1000 rows, chosen with ``rng``), a Gaussian kernel of
         that chain's last ``bandwidth`` stat (the median heuristic if absent) and its last
-        ``scaling`` stat as ``nu^2`` (if absent, set as KameleonStep does: the kernel term has
-        trace ``2.38^2/d`` times that of the draws' covariance). This is not the exact subsample
+        ``scaling`` stat as ``nu^2`` (if absent, set as KameleonStep does: the kernel term at
+        the last draw has trace ``2.38^2/d`` times that of the subsample's covariance), and
+        ``gamma``. This is the frozen kernel rebuilt from the kept draws, not the exact subsample
         the chain used, and it lives in the coordinates stored in the posterior (constrained
         space), which are the sampled ones only for unconstrained variables.
     states : numpy.ndarray of shape (k, d), optional
@@ -371,6 +378,7 @@ def plot_proposals(
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
     """
     plt = _pyplot()
     rng = np.random.default_rng(rng)
@@ -398,19 +406,11 @@ def plot_proposals(
     log_density = logp if logp is not None else view.log_density
     _draw_background(ax, log_density, view.center, view.cloud, coords, limits, grid_size)
     if show_history and view.history is not None:
-        history = view.history[:, coords]
-        ax.scatter(*history.T, s=6, c="0.25", alpha=0.6, gid="history", label="history z")
-    for i, (state, curve) in enumerate(zip(states, curves, strict=True)):
-        first = i == 0
-        label = f"{100 * level:g}% proposal" if first else "_nolegend_"
-        (line,) = ax.plot(*curve.T, lw=1.6, gid=f"proposal-{i}", label=label)
-        ax.plot(
-            *state[list(coords)],
-            "o",
-            color=line.get_color(),
-            gid=f"state-{i}",
-            label="state" if first else "_nolegend_",
-        )
+        ax.scatter(*view.history[:, coords].T, label="history z", **_POINTS_STYLE)
+    for i, (state, curve) in enumerate(zip(states[:, coords], curves, strict=True)):
+        labels = (f"{100 * level:g}% proposal", "state") if i == 0 else ("_nolegend_",) * 2
+        (line,) = ax.plot(*curve.T, lw=1.6, gid=f"proposal-{i}", label=labels[0])
+        ax.plot(*state, "o", color=line.get_color(), gid=f"state-{i}", label=labels[1])
     _finish(ax, coords, limits)
     return ax
 
@@ -420,10 +420,13 @@ def plot_proposals(
 class KMCTrajectories(NamedTuple):
     """Two leapfrog paths from the same start and momentum (see :func:`kmc_trajectories`).
 
+    The paths have ``n_steps + 1`` rows, the start included, unless a path left the finite
+    numbers (it then stops at its last finite position).
+
     Parameters
     ----------
     surrogate : numpy.ndarray, shape (n_steps + 1, d)
-        Positions along the step's surrogate gradient (shorter if it left the finite numbers).
+        Positions along the step's surrogate gradient.
     true : numpy.ndarray of shape (n_steps + 1, d), or None
         Positions along the true gradient; None if none was available or asked for.
     momentum : numpy.ndarray, shape (d,)
@@ -632,19 +635,13 @@ def plot_trajectories(
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
     """
     plt = _pyplot()
     _check_kmc_step(step)
     start = step.x_current if start is None else start
-    paths = kmc_trajectories(
-        step,
-        start,
-        momentum=momentum,
-        step_size=step_size,
-        n_steps=n_steps,
-        true_gradient=true_gradient,
-        rng=rng,
-    )
+    path_kwargs = {"step_size": step_size, "n_steps": n_steps, "true_gradient": true_gradient}
+    paths = kmc_trajectories(step, start, momentum=momentum, rng=rng, **path_kwargs)
     coords = _check_coords(coords, step.dim)
     fitted = _fitted_points(step)
     center = paths.surrogate[0] if fitted is None else fitted.mean(axis=0)
@@ -656,27 +653,12 @@ def plot_trajectories(
     if show_surrogate:
         _draw_surrogate_contours(ax, step, center, coords, limits, grid_size)
     if show_history and fitted is not None:
-        ax.scatter(
-            *fitted[:, coords].T,
-            s=6,
-            c="0.25",
-            alpha=0.6,
-            gid="history",
-            label="surrogate fitted on",
-        )
-    ax.plot(
-        *paths.surrogate[:, coords].T,
-        "-o",
-        ms=3,
-        color="C1",
-        gid="surrogate-trajectory",
-        label="surrogate gradient",
-    )
+        ax.scatter(*fitted[:, coords].T, label="surrogate fitted on", **_POINTS_STYLE)
+    surrogate_xy = paths.surrogate[:, coords]
+    ax.plot(*surrogate_xy.T, "-o", ms=3, c="C1", gid="surrogate-trajectory", label="surrogate")
     if paths.true is not None:
-        ax.plot(
-            *paths.true[:, coords].T, "--", color="C3", gid="true-trajectory", label="true gradient"
-        )
-    ax.plot(*paths.surrogate[0, coords], "*", ms=12, color="k", gid="start", label="start")
+        ax.plot(*paths.true[:, coords].T, "--", c="C3", gid="true-trajectory", label="true")
+    ax.plot(*surrogate_xy[0], "*", ms=12, c="k", gid="start", label="start")
     _finish(ax, coords, limits)
     return ax
 
@@ -689,7 +671,5 @@ def _draw_surrogate_contours(ax, step, center, coords, limits, grid_size) -> Non
 
     gx, gy, f = _on_slice(values, center, coords, limits, grid_size)
     if np.all(np.isfinite(f)) and np.ptp(f) > 0.0:
-        contours = ax.contour(
-            gx, gy, f, levels=10, colors="0.15", linestyles="dashed", linewidths=0.8
-        )
+        contours = ax.contour(gx, gy, f, levels=10, colors="0.15", linestyles="dashed")
         contours.set_gid("surrogate-contours")
