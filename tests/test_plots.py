@@ -20,6 +20,7 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 import pytest
+import xarray as xr
 from matplotlib.path import Path
 from pytensor.compile.ops import as_op
 from scipy.stats import chi2
@@ -303,6 +304,29 @@ def test_idata_without_stats_matches_the_trace_rule(banana2):
     line_by_gid(ax, "proposal-1")
 
 
+def test_idata_chain_and_variable_order(banana2):
+    _, idata = banana2
+    draws = idata["posterior"]["x"].values[-1]
+    shifted = np.stack([draws, draws + 5.0])  # chain 1 = chain 0 moved by 5
+    posterior = xr.Dataset(
+        {
+            "a": (("chain", "draw"), shifted[..., 0]),
+            "b": (("chain", "draw"), shifted[..., 1]),
+        }
+    )
+    data = {"posterior": posterior}
+    ax = plot_proposals(data, var_names=["b", "a"], chain=0, n_states=1, grid_size=GRID)
+    history = next(c for c in ax.collections if c.get_gid() == "history").get_offsets()
+    np.testing.assert_array_equal(history, draws[:, ::-1])
+    ax = plot_proposals(data, n_states=1, grid_size=GRID)  # default: the last chain
+    history = next(c for c in ax.collections if c.get_gid() == "history").get_offsets()
+    np.testing.assert_array_equal(history, draws + 5.0)
+    with pytest.raises(ValueError, match="chain"):
+        plot_proposals(data, chain=2)
+    with pytest.raises(ValueError, match="gamma"):
+        plot_proposals(data, gamma=-1.0)
+
+
 # -----------------------------------------------------------------------------------------------
 # steps that were not run here, pseudo-marginal models, missing matplotlib
 def test_step_never_run_explains_cores():
@@ -443,9 +467,15 @@ def test_plotted_trajectories_carry_the_positions(kmc_step):
 def test_plot_trajectories_defaults_and_existing_axes(kmc_step):
     fig, ax = plt.subplots()
     out = plot_trajectories(
-        kmc_step, ax=ax, rng=0, true_gradient=None, show_surrogate=False, show_history=False,
-        grid_size=GRID, coords=(1, 0),
-    )  # fmt: skip
+        kmc_step,
+        ax=ax,
+        rng=0,
+        true_gradient=None,
+        show_surrogate=False,
+        show_history=False,
+        grid_size=GRID,
+        coords=(1, 0),
+    )
     assert out is ax
     np.testing.assert_array_equal(
         line_by_gid(ax, "start").get_xydata()[0], kmc_step.x_current[[1, 0]]
