@@ -24,6 +24,7 @@ __all__ = [
     "hamiltonian_log_accept",
     "kinetic_energy",
     "leapfrog",
+    "leapfrog_path",
     "sample_momentum",
 ]
 
@@ -156,6 +157,72 @@ def _integrate(
         if not _all_finite(p):
             return LeapfrogResult(q, p, n_evals, False)
     return LeapfrogResult(q, p, n_evals, True)
+
+
+def leapfrog_path(
+    q0: np.ndarray,
+    p0: np.ndarray,
+    grad_log_density: GradFn,
+    step_size: float,
+    n_steps: int,
+    inv_mass_diag: np.ndarray | None = None,
+) -> np.ndarray:
+    """Every position visited by :func:`leapfrog`, for plotting a trajectory.
+
+    The scheme and its arithmetic are those of :func:`leapfrog` (half momentum step, ``n_steps``
+    position steps separated by full momentum steps, final half momentum step), so the last row
+    of a finite run equals ``leapfrog(...).q``.
+
+    Parameters
+    ----------
+    q0 : numpy.ndarray, shape (d,)
+        Start position.
+    p0 : numpy.ndarray, shape (d,)
+        Start momentum.
+    grad_log_density : callable
+        ``grad_log_density(q) -> ndarray of shape (d,)``: gradient of ``log pi`` (true or
+        surrogate).
+    step_size : float
+        Leapfrog step size ``epsilon`` (> 0).
+    n_steps : int
+        Number of leapfrog steps ``L`` (>= 1).
+    inv_mass_diag : numpy.ndarray of shape (d,), optional
+        Diagonal of ``M^{-1}``; ``None`` for the identity.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_steps + 1, d)
+        Row 0 is ``q0``, row ``k`` the position after ``k`` steps. If a position, momentum or
+        gradient becomes non-finite the path stops there: it then has fewer rows, all finite
+        (none at all if ``q0`` itself is not finite).
+    """
+    q = np.array(q0, dtype=float, copy=True)
+    p = np.array(p0, dtype=float, copy=True)
+    if q.ndim != 1 or p.shape != q.shape:
+        raise ValueError(f"q0 and p0 must be 1-d of equal length, got {q.shape} and {p.shape}.")
+    if int(n_steps) != n_steps or n_steps < 1:
+        raise ValueError(f"n_steps must be an integer >= 1, got {n_steps!r}.")
+    if not (math.isfinite(step_size) and step_size > 0):
+        raise ValueError(f"step_size must be finite and > 0, got {step_size!r}.")
+    inv_mass = _inv_mass(inv_mass_diag, q.size)
+    step_size, n_steps = float(step_size), int(n_steps)
+    path = [q] if _all_finite(q) else []
+    with np.errstate(over="ignore", invalid="ignore"):
+        grad = np.asarray(grad_log_density(q), dtype=float)
+        if not _all_finite(q, p, grad):
+            return np.array(path).reshape(len(path), q.size)
+        p = p + 0.5 * step_size * grad
+        for step in range(n_steps):
+            q = q + step_size * _velocity(p, inv_mass)
+            if not _all_finite(q):
+                break
+            path.append(q)
+            grad = np.asarray(grad_log_density(q), dtype=float)
+            last = step == n_steps - 1
+            p = p + (0.5 if last else 1.0) * step_size * grad
+            if not _all_finite(grad, p):
+                break
+    return np.array(path)
 
 
 def kinetic_energy(p: np.ndarray, inv_mass_diag: np.ndarray | None = None) -> float:
