@@ -1,0 +1,101 @@
+"""Sphinx configuration of the pymc-kameleon documentation.
+
+Build (offline, warnings are errors)::
+
+    pip install ".[docs]"
+    python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+The gallery runs every ``examples/plot_*.py`` script at a reduced budget
+(``KAMELEON_EXAMPLE_SCALE``, default 0.25 here; 1.0 is the full budget of a script run by hand).
+No extension fetches anything from the network: there is no intersphinx.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("KAMELEON_EXAMPLE_SCALE", "0.25")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import pymc_kameleon  # noqa: E402
+
+project = "pymc-kameleon"
+author = "the pymc-kameleon developers"
+copyright = "2026, the pymc-kameleon developers"  # noqa: A001
+release = pymc_kameleon.__version__
+version = release
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "sphinx_copybutton",
+    "sphinx_gallery.gen_gallery",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip", "**/*.codeobj.json"]
+myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+# --- API reference: numpydoc, and every parameter must be documented -------------------------
+autodoc_default_options = {"members": True, "member-order": "bysource"}
+autodoc_typehints = "none"
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_validation_checks = {
+    "GL08",  # the object has no docstring
+    "PR01",  # a parameter is not documented
+    "PR02",  # a documented parameter does not exist
+    "RT01",  # no Returns section
+}
+numpydoc_validation_exclude = {
+    r"\._[a-z]",  # private members
+    r"\.__",  # dunder members
+    r"\.stats_dtypes_shapes$",
+    r"\.name$",
+    r"\.default_blocked$",
+    # overrides that inherit the base class's full docstring (autodoc shows it)
+    r"Kernel\.(value|grad)$",
+    r"\.(TuningOnly|VanishingAdaptation)\.probability$",
+    # result records (named tuples and dataclasses returned by functions, never built by hand)
+    r"\.LeapfrogResult$",
+    r"\.MHDecision$",
+    r"\.LaplaceApproximation$",
+}
+
+# --- gallery ------------------------------------------------------------------------------------
+sphinx_gallery_conf = {
+    "examples_dirs": os.environ.get("KAMELEON_GALLERY_SOURCE", str(ROOT / "examples")),
+    "gallery_dirs": "gallery",
+    "filename_pattern": r"/plot_",
+    "abort_on_example_error": True,
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "min_reported_time": 5,
+    "matplotlib_animations": False,
+    "image_scrapers": ("matplotlib",),
+    "within_subsection_order": "FileNameSortKey",
+}
+
+# --- HTML -----------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = "pymc-kameleon"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "footer_start": ["copyright"],
+}
+html_static_path: list[str] = []
