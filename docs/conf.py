@@ -30,7 +30,7 @@ import pymc_kameleon  # noqa: E402
 
 project = "pymc-kameleon"
 author = "the pymc-kameleon developers"
-copyright = "2026, the pymc-kameleon developers"  # noqa: A001
+copyright = "2026, the pymc-kameleon developers"
 release = pymc_kameleon.__version__
 version = release
 
@@ -45,7 +45,7 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip", "**/*.codeobj.json"]
+exclude_patterns = ["_build", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip"]
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 

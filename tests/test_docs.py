@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pymc as pm
@@ -33,11 +34,11 @@ def python_blocks(page: Path) -> list[str]:
 
 @pytest.fixture
 def tiny_sample(monkeypatch):
-    """``pm.sample`` with at most 2 chains x (60 + 40) iterations, on one core, quietly."""
+    """``pm.sample`` with at most 2 chains x (150 + 40) iterations, on one core, quietly."""
     real_sample = pm.sample
 
     def capped(*args, **kwargs):
-        kwargs["tune"] = min(int(kwargs.get("tune", 1000)), 60)
+        kwargs["tune"] = min(int(kwargs.get("tune", 1000)), 150)
         kwargs["draws"] = min(int(kwargs.get("draws", args[0] if args else 1000)), 40)
         kwargs["chains"] = min(int(kwargs.get("chains", 2)), 2)
         kwargs.update(cores=1, progressbar=False, compute_convergence_checks=False)
@@ -117,7 +118,10 @@ def test_stats_page_catches_a_missing_stat(monkeypatch):
     """Negative control: a step with an undocumented stat fails the check."""
 
     class Undocumented(KameleonStep):
-        stats_dtypes_shapes = {**KameleonStep.stats_dtypes_shapes, "mystery": (np.float64, [])}
+        stats_dtypes_shapes: ClassVar = {
+            **KameleonStep.stats_dtypes_shapes,
+            "mystery": (np.float64, []),
+        }
 
     tables = stats_page_tables()
     documented = tables["Statistics of every step"] | tables["KameleonStep"]
