@@ -70,6 +70,8 @@ numpydoc_validation_exclude = {
     # overrides that inherit the base class's full docstring (autodoc shows it)
     r"Kernel\.(value|grad)$",
     r"\.(TuningOnly|VanishingAdaptation)\.probability$",
+    # PyTensor Op methods (their contract is PyTensor's)
+    r"\.(make_node|perform)$",
     # result records (named tuples and dataclasses returned by functions, never built by hand)
     r"\.LeapfrogResult$",
     r"\.MHDecision$",

@@ -53,7 +53,7 @@ GLASS_REFERENCE = Path(__file__).resolve().parent / "data" / "glass_reference.np
 class Problem:
     """A benchmark target.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Key used on the command line and in result files.
@@ -78,6 +78,8 @@ class Problem:
         Artificial cost per log-density evaluation (0 for none).
     var_name : str
         Name of the vector variable.
+    notes : str
+        Free text for the report (how the reference was obtained, caveats).
     """
 
     name: str
@@ -99,7 +101,13 @@ class Problem:
         return None if self.exact_draws is None else np.zeros(self.dim)
 
     def statistic_quantiles(self) -> np.ndarray | None:
-        """Exact quantiles of :attr:`statistic` at the levels 0.1, ..., 0.9."""
+        """Exact quantiles of :attr:`statistic` at the levels 0.1, ..., 0.9.
+
+        Returns
+        -------
+        numpy.ndarray of shape (9,), or None
+            None when the problem has no statistic.
+        """
         if self.statistic is None:
             return None
         if self.statistic_is_chi2:
@@ -107,14 +115,26 @@ class Problem:
         return _reference(self.name)[0]
 
     def marginal_quantiles(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """Exact per-coordinate quantiles ``(9, dim)`` and standard deviations ``(dim,)``."""
+        """Exact per-coordinate quantiles ``(9, dim)`` and standard deviations ``(dim,)``.
+
+        Returns
+        -------
+        tuple of numpy.ndarray, or None
+            None when the problem has no exact draws.
+        """
         if self.exact_draws is None:
             return None
         _, quantiles, sds = _reference(self.name)
         return quantiles, sds
 
     def reference_draws(self) -> np.ndarray | None:
-        """Benchmark draws of a long reference run (GP-Glass only)."""
+        """Benchmark draws of a long reference run (GP-Glass only).
+
+        Returns
+        -------
+        numpy.ndarray of shape (n, dim), or None
+            None for every problem but GP-Glass.
+        """
         if self.name != "glass":
             return None
         return np.load(GLASS_REFERENCE)["draws"]
@@ -168,6 +188,9 @@ class CostlyLogpOp(Op):
         ``logp(x) -> float`` for a float64 vector ``x``.
     seconds : float
         Wall time per call.
+    key : str
+        Name of the target, part of the Op's identity (two Ops with equal ``seconds`` and
+        ``key`` are the same Op to PyTensor).
     """
 
     __props__ = ("seconds", "key")

@@ -36,7 +36,7 @@ __all__ = ["Task", "load_records", "run_task", "run_tasks"]
 class Task:
     """One benchmark run.
 
-    Attributes
+    Parameters
     ----------
     experiment : str
         Experiment the run belongs to (a table or figure of the report).
@@ -52,6 +52,8 @@ class Task:
     n_oracle : int
         If > 0, the step gets this many exact draws as ``initial_history`` and uses
         ``n_history=n_oracle`` (the KMC paper's oracle setting).
+    extra : dict, optional
+        Keyword arguments for the step (e.g. ``{"n_history": 1000}``); not part of the key.
     """
 
     experiment: str

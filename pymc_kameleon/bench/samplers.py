@@ -29,7 +29,7 @@ _DIAGNOSTICS_KIND = {"demz": "demetropolisz"}  # our rule names -> diagnostics.c
 class SamplerSpec:
     """A sampler under test.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Label in tables and result files.

@@ -34,7 +34,33 @@ EXPERIMENTS = ("practitioner", "paper", "equal-evals", "costly", "oracle-n", "gl
 
 @dataclass(frozen=True)
 class Size:
-    """Budgets of one suite size."""
+    """Budgets of one suite size.
+
+    Parameters
+    ----------
+    seeds : int
+        Repetitions of every run, with seeds 0, 1, ...
+    chains : int
+        Chains per run.
+    practitioner : tuple of int
+        ``(tune, draws)`` of the practitioner experiment.
+    practitioner_problems : tuple of str
+        Targets of the practitioner experiment.
+    paper_scale : float
+        Fraction of the KAMH paper's iteration counts used by the paper experiment.
+    equal_evals : int
+        Log-density evaluations per chain in the equal-evaluations experiment.
+    costly_evals : int
+        Evaluations per chain on the costly (1 ms) banana.
+    oracle_ns : tuple of int
+        Sizes of the exact initial history in the oracle experiment.
+    oracle_budget : tuple of int
+        ``(tune, draws)`` of the oracle runs.
+    oracle_baseline_tune : int
+        Warm-up of the baselines (NUTS, SM) of the oracle experiment.
+    glass_budget : tuple of int
+        ``(tune, draws)`` of the GP-Glass runs.
+    """
 
     seeds: int
     chains: int
