@@ -115,6 +115,20 @@ def leapfrog(
         ``(q, p, n_grad_evals, finite)``. With ``finite=False`` the loop stopped at the first
         non-finite position, momentum or gradient.
     """
+    q, p, step_size, n_steps, inv_mass = _checked_inputs(q0, p0, step_size, n_steps, inv_mass_diag)
+    # Overflow to inf is a divergence that the finiteness checks report; do not also warn.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _integrate(q, p, grad_log_density, step_size, n_steps, inv_mass)
+
+
+def _checked_inputs(
+    q0: np.ndarray,
+    p0: np.ndarray,
+    step_size: float,
+    n_steps: int,
+    inv_mass_diag: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, float, int, np.ndarray | None]:
+    """Copies of ``q0`` and ``p0`` as floats, and the validated step size, steps and mass."""
     q = np.array(q0, dtype=float, copy=True)
     p = np.array(p0, dtype=float, copy=True)
     if q.ndim != 1 or p.shape != q.shape:
@@ -124,10 +138,7 @@ def leapfrog(
     if not (math.isfinite(step_size) and step_size > 0):
         raise ValueError(f"step_size must be finite and > 0, got {step_size!r}.")
     inv_mass = _inv_mass(inv_mass_diag, q.size)
-
-    # Overflow to inf is a divergence that the finiteness checks report; do not also warn.
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _integrate(q, p, grad_log_density, float(step_size), int(n_steps), inv_mass)
+    return q, p, float(step_size), int(n_steps), inv_mass
 
 
 def _integrate(
@@ -196,16 +207,7 @@ def leapfrog_path(
         gradient becomes non-finite the path stops there: it then has fewer rows, all finite
         (none at all if ``q0`` itself is not finite).
     """
-    q = np.array(q0, dtype=float, copy=True)
-    p = np.array(p0, dtype=float, copy=True)
-    if q.ndim != 1 or p.shape != q.shape:
-        raise ValueError(f"q0 and p0 must be 1-d of equal length, got {q.shape} and {p.shape}.")
-    if int(n_steps) != n_steps or n_steps < 1:
-        raise ValueError(f"n_steps must be an integer >= 1, got {n_steps!r}.")
-    if not (math.isfinite(step_size) and step_size > 0):
-        raise ValueError(f"step_size must be finite and > 0, got {step_size!r}.")
-    inv_mass = _inv_mass(inv_mass_diag, q.size)
-    step_size, n_steps = float(step_size), int(n_steps)
+    q, p, step_size, n_steps, inv_mass = _checked_inputs(q0, p0, step_size, n_steps, inv_mass_diag)
     path = [q] if _all_finite(q) else []
     with np.errstate(over="ignore", invalid="ignore"):
         grad = np.asarray(grad_log_density(q), dtype=float)
