@@ -23,11 +23,10 @@ import numpy as np
 from scipy.stats import chi2
 
 from pymc_kameleon._compat import compile_pytensor
-from pymc_kameleon.core.adaptation import optimal_rw_scale
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.kernels import GaussianKernel
 from pymc_kameleon.core.leapfrog import leapfrog_path, sample_momentum
-from pymc_kameleon.core.proposals import kameleon_covariance, kameleon_scatter
+from pymc_kameleon.core.proposals import kameleon_covariance, random_walk_trace, scale_for_trace
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHStep
 from pymc_kameleon.step_methods.kameleon import KameleonStep
 
@@ -117,8 +116,8 @@ def proposal_ellipse(
 def proposal_covariance(step: AdaptiveMHStep, x: np.ndarray) -> np.ndarray:
     """Covariance ``gamma^2 I + scaling * S(x)`` of the proposal a run step would use at ``x``.
 
-    It is built from the step's own pieces (``step._scatter``, ``step.scaling``,
-    ``step.gamma``), so it is the covariance whose Cholesky factor ``astep`` draws with.
+    The step's own :meth:`~pymc_kameleon.KameleonStep.proposal_covariance`, after checking that
+    the step holds a learned proposal in this process.
 
     Parameters
     ----------
@@ -133,10 +132,7 @@ def proposal_covariance(step: AdaptiveMHStep, x: np.ndarray) -> np.ndarray:
         The proposal covariance at ``x``.
     """
     _check_proposal_step(step)
-    x = _as_state(x, step.dim, "x")
-    cov = np.array(step._scatter(x), dtype=float) * step.scaling
-    cov.flat[:: step.dim + 1] += step.gamma * step.gamma
-    return cov
+    return step.proposal_covariance(_as_state(x, step.dim, "x"))
 
 
 @dataclass
@@ -200,9 +196,7 @@ def _idata_view(
     kernel = GaussianKernel(bandwidth)
     nu2 = _last_stat(idata, "scaling", chain)
     if nu2 is None:  # as KameleonStep when it first uses its history: match the trace
-        target = optimal_rw_scale(z.shape[1]) * float(np.trace(np.atleast_2d(np.cov(z.T))))
-        current = float(np.trace(kameleon_scatter(draws[-1], z, kernel)))
-        nu2 = target / current if current > 0.0 else 1.0
+        nu2 = scale_for_trace(draws[-1], z, kernel, random_walk_trace(z)) or 1.0
     covariance = partial(kameleon_covariance, history=z, kernel=kernel, gamma2=gamma**2, nu2=nu2)
     return _ProposalView(covariance, z.shape[1], z, draws, z.mean(axis=0), None)
 

@@ -14,7 +14,7 @@ import numpy as np
 import pymc as pm
 
 from pymc_kameleon import KameleonStep
-from pymc_kameleon.step_methods.kameleon import _kernel_trace
+from pymc_kameleon.core.proposals import kernel_term_trace
 
 SAMPLE_KW = {"progressbar": False, "compute_convergence_checks": False}
 
@@ -35,10 +35,10 @@ def test_bandwidth_update_keeps_scaled_kernel_trace() -> None:
     step.kernel = step.kernel.with_bandwidth(0.2)  # far from the median of the history
     step.log_scale = math.log(0.013)
     x = np.array([0.3, -0.1])
-    before = step.scaling * _kernel_trace(x, step.z, step.kernel)
+    before = step.scaling * kernel_term_trace(x, step.z, step.kernel)
     step.next_bandwidth_update = 0
     step._refresh_subsample(x, t=300)
-    after = step.scaling * _kernel_trace(x, step.z, step.kernel)
+    after = step.scaling * kernel_term_trace(x, step.z, step.kernel)
     assert step.kernel.bandwidth > 0.5  # the median heuristic moved it
     assert math.isclose(after, before, rel_tol=1e-10)
 

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
 from pymc_kameleon.core import _accelerated
+from pymc_kameleon.core.adaptation import optimal_rw_scale
 from pymc_kameleon.core.kernels import GaussianKernel, Kernel
 
 __all__ = [
@@ -32,7 +33,10 @@ __all__ = [
     "kameleon_covariance",
     "kameleon_gradient_matrix",
     "kameleon_scatter",
+    "kernel_term_trace",
     "proposal_cholesky",
+    "random_walk_trace",
+    "scale_for_trace",
     "scaled_cholesky_numpy",
 ]
 
@@ -298,3 +302,70 @@ def kameleon_covariance(
         cov *= nu2
     cov.flat[:: dim + 1] += gamma2
     return cov
+
+
+def kernel_term_trace(y: np.ndarray, history: np.ndarray, kernel: Kernel) -> float:
+    """Trace of ``M H M^T`` at ``y``: the size of the kernel term before the scale ``nu2``.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the proposal is built.
+    history : numpy.ndarray, shape (n, d)
+        History subsample.
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+
+    Returns
+    -------
+    float
+    """
+    m = centered_gradient_matrix(y, history, kernel)
+    return float(np.einsum("ij,ij->", m, m))
+
+
+def random_walk_trace(history: np.ndarray) -> float:
+    """Trace of ``2.38^2 / d`` times the covariance of ``history``.
+
+    The size of the optimally scaled random walk with the history's covariance; the Kameleon
+    proposal's kernel term gets this trace when the history is first used.
+
+    Parameters
+    ----------
+    history : numpy.ndarray, shape (n, d)
+        History subsample (``n >= 2``).
+
+    Returns
+    -------
+    float
+    """
+    history = np.asarray(history, dtype=float)
+    return optimal_rw_scale(history.shape[1]) * float(np.trace(np.atleast_2d(np.cov(history.T))))
+
+
+def scale_for_trace(
+    y: np.ndarray, history: np.ndarray, kernel: Kernel, target_trace: float
+) -> float | None:
+    """The ``nu2`` that gives the kernel term at ``y`` the trace ``target_trace``.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the proposal is built.
+    history : numpy.ndarray, shape (n, d)
+        History subsample.
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+    target_trace : float
+        Wanted trace of ``nu2 M H M^T``.
+
+    Returns
+    -------
+    float or None
+        None when no positive finite scale does it (the kernel term vanishes at ``y``, or the
+        target is not positive).
+    """
+    current = kernel_term_trace(y, history, kernel)
+    if current > 0.0 and math.isfinite(current) and target_trace > 0.0:
+        return target_trace / current
+    return None

@@ -179,6 +179,25 @@ class AdaptiveMHStep(GradientFreeStep):
         """The learned scale (``exp(log_scale)``)."""
         return math.exp(self.log_scale)
 
+    def proposal_covariance(self, x: np.ndarray) -> np.ndarray:
+        """Covariance ``gamma^2 I + scaling * S(x)`` of the proposal at ``x``, as it is now.
+
+        After warm-up this is the frozen proposal the kept draws came from; ``astep`` draws
+        with the Cholesky factor of this matrix.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            State of the sampled (raveled, transformed) space.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+        """
+        cov = np.array(self._scatter(np.asarray(x, dtype=float)), dtype=float) * self.scaling
+        cov.flat[:: self.dim + 1] += self.gamma * self.gamma
+        return cov
+
     def _on_new_current(self) -> None:
         self.scatter_current = None
         self.proposal_chol = None

@@ -9,11 +9,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pymc_kameleon._compat import dataclass_state
-from pymc_kameleon.core.adaptation import optimal_rw_scale
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.history import PINNED_ITERATION, ChainHistory
 from pymc_kameleon.core.kernels import Kernel, make_kernel
-from pymc_kameleon.core.proposals import centered_gradient_matrix, kameleon_scatter
+from pymc_kameleon.core.proposals import (
+    kameleon_scatter,
+    kernel_term_trace,
+    random_walk_trace,
+    scale_for_trace,
+)
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
 
 __all__ = ["KameleonState", "KameleonStep"]
@@ -255,14 +259,13 @@ class KameleonStep(AdaptiveMHStep):
         old_trace = (
             None
             if first or not bandwidth_due
-            else self.scaling * _kernel_trace(x, self.z, self.kernel)
+            else self.scaling * kernel_term_trace(x, self.z, self.kernel)
         )
         self.z = new_z
         if bandwidth_due:
             self._update_bandwidth(t)
         if first and self._auto_nu2:
-            target = optimal_rw_scale(self.dim) * float(np.trace(np.atleast_2d(np.cov(new_z.T))))
-            self._match_trace(x, target)
+            self._match_trace(x, random_walk_trace(new_z))
         elif old_trace is not None:
             self._match_trace(x, old_trace)
 
@@ -280,9 +283,9 @@ class KameleonStep(AdaptiveMHStep):
         nu^2 then means something else than before (a new bandwidth changes the scale of
         ``M H M^T``), so its warm-up average restarts.
         """
-        current = _kernel_trace(x, self.z, self.kernel)
-        if current > 0.0 and math.isfinite(current) and target_trace > 0.0:
-            self.log_scale = math.log(target_trace / current)
+        nu2 = scale_for_trace(x, self.z, self.kernel, target_trace)
+        if nu2 is not None:
+            self.log_scale = math.log(nu2)
             self._restart_scale_average()
 
     def _extra_stats(self) -> dict[str, Any]:
@@ -290,12 +293,6 @@ class KameleonStep(AdaptiveMHStep):
             "bandwidth": float(getattr(self.kernel, "bandwidth", math.nan)),
             "n_history": 0 if self.z is None else int(self.z.shape[0]),
         }
-
-
-def _kernel_trace(x: np.ndarray, z: np.ndarray, kernel: Kernel) -> float:
-    """Trace of ``M H M^T`` at ``x`` (the kernel term of the covariance without nu^2)."""
-    m = centered_gradient_matrix(x, z, kernel)
-    return float(np.einsum("ij,ij->", m, m))
 
 
 def _leading_length(values: Any) -> int:

@@ -20,6 +20,10 @@ from pymc_kameleon.core.proposals import (
     gaussian_log_pdf_of_noise,
     kameleon_covariance,
     kameleon_gradient_matrix,
+    kameleon_scatter,
+    kernel_term_trace,
+    random_walk_trace,
+    scale_for_trace,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -286,3 +290,29 @@ def test_numba_and_numpy_paths_agree(monkeypatch):
     lp_slow = prop.gaussian_log_pdf(x, y, chol)
     np.testing.assert_allclose(cov_fast, cov_slow, rtol=1e-12, atol=1e-14)
     assert lp_fast == pytest.approx(lp_slow, rel=1e-12)
+
+
+def test_kernel_term_trace_is_the_trace_of_the_scatter():
+    rng = np.random.default_rng(11)
+    y, z = rng.normal(size=3), rng.normal(size=(40, 3))
+    kernel = GaussianKernel(1.3)
+    expected = float(np.trace(kameleon_scatter(y, z, kernel)))
+    assert kernel_term_trace(y, z, kernel) == pytest.approx(expected, rel=1e-12)
+
+
+def test_scale_for_trace_gives_the_kernel_term_that_trace():
+    rng = np.random.default_rng(12)
+    y, z = rng.normal(size=3), rng.normal(size=(40, 3))
+    kernel = GaussianKernel(1.3)
+    target = random_walk_trace(z)
+    assert target == pytest.approx(2.38**2 / 3 * np.trace(np.cov(z.T)), rel=1e-12)
+    nu2 = scale_for_trace(y, z, kernel, target)
+    cov = kameleon_covariance(y, z, kernel, gamma2=0.0, nu2=nu2)
+    assert np.trace(cov) == pytest.approx(target, rel=1e-10)
+
+
+def test_scale_for_trace_is_none_where_the_kernel_term_vanishes():
+    z = np.random.default_rng(13).normal(size=(40, 3))
+    far = np.full(3, 1e3)  # Gaussian kernel gradients underflow to exactly zero
+    assert scale_for_trace(far, z, GaussianKernel(1.0), 1.0) is None
+    assert scale_for_trace(z[0], z, GaussianKernel(1.0), 0.0) is None
