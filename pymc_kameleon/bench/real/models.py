@@ -31,7 +31,6 @@ __all__ = [
     "REAL_MODELS",
     "RealModel",
     "arma11_residuals",
-    "garch11_variances",
     "get_real_model",
     "linear_recurrence",
     "load_table",
@@ -314,28 +313,6 @@ def nile_arma() -> pm.Model:
         eps = arma11_residuals(y, c, phi, theta)
         pm.Normal("y", y[1:] - eps, sigma, observed=y[1:])
     return model
-
-
-def garch11_variances(returns, mu, omega, alpha, beta, initial_variance):
-    """Conditional variances of a GARCH(1,1) with constant mean (NumPy, for checks).
-
-    ``s2[0] = initial_variance``, ``s2[t] = omega + alpha (r[t-1] - mu)**2 + beta s2[t-1]``.
-
-    Parameters
-    ----------
-    returns : array_like, shape (n,)
-    mu, omega, alpha, beta, initial_variance : float
-
-    Returns
-    -------
-    numpy.ndarray, shape (n,)
-    """
-    r = np.asarray(returns, dtype=float)
-    s2 = np.empty_like(r)
-    s2[0] = initial_variance
-    for t in range(1, r.size):
-        s2[t] = omega + alpha * (r[t - 1] - mu) ** 2 + beta * s2[t - 1]
-    return s2
 
 
 def garch() -> pm.Model:

@@ -56,8 +56,8 @@ class NutsSettings:
     """
 
     chains: int = 4
-    tune: int = 1500
-    draws: int = 2500
+    tune: int = 1000
+    draws: int = 1500
     target_accept: float = 0.95
     init: str = "jitter+adapt_full"
     seed: int = 20240611
