@@ -66,8 +66,19 @@ def main(wheel: str) -> None:
     _write(sun, "sunspots.csv")
     _write(sm.datasets.nile.load_pandas().data.astype({"year": int, "volume": int}), "nile.csv")
     macro = sm.datasets.macrodata.load_pandas().data
-    cols = ["year", "quarter", "realgdp", "realcons", "realinv", "realgovt", "realdpi", "cpi",
-            "m1", "tbilrate", "unemp"]
+    cols = [
+        "year",
+        "quarter",
+        "realgdp",
+        "realcons",
+        "realinv",
+        "realgovt",
+        "realdpi",
+        "cpi",
+        "m1",
+        "tbilrate",
+        "unemp",
+    ]
     _write(macro[cols].astype({"year": int, "quarter": int}), "macrodata.csv")
     anes = sm.datasets.anes96.load_pandas().data
     _write(anes[["vote", "age", "educ", "income", "selfLR", "TVnews"]].astype(int), "anes96.csv")

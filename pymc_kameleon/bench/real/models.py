@@ -443,9 +443,7 @@ REAL_MODELS: dict[str, RealModel] = {
     m.name: m
     for m in (
         RealModel("longley", longley, "Longley regression, raw predictors", "Longley 1967"),
-        RealModel(
-            "stackloss", stackloss_standardised, "stack loss, standardised", "Brownlee 1965"
-        ),
+        RealModel("stackloss", stackloss_standardised, "stack loss, standardised", "Brownlee 1965"),
         RealModel(
             "macro-flat", macro_flat, "10-D regression, flat priors", "US macro", proper_prior=False
         ),

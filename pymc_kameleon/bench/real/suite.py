@@ -26,7 +26,7 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pymc as pm
@@ -41,8 +41,8 @@ from pymc_kameleon.bench.samplers import SAMPLERS, SamplerSpec, count_evaluation
 
 __all__ = [
     "REAL_SAMPLERS",
-    "CountingIMH",
     "SIZES",
+    "CountingIMH",
     "RealTask",
     "build_real_tasks",
     "markdown_table",
@@ -183,7 +183,7 @@ class CountingIMH(IMH):
     ``logp_evals`` sample statistic of the stage.
     """
 
-    stats_dtypes_shapes = {**IMH.stats_dtypes_shapes, "logp_evals": (int, [])}
+    stats_dtypes_shapes: ClassVar[dict] = {**IMH.stats_dtypes_shapes, "logp_evals": (int, [])}
 
     def mutate(self):
         """Run IMH's mutation and count its evaluations."""
@@ -424,14 +424,18 @@ def markdown_table(records: Sequence[dict]) -> str:
     ]
     for m in models:
         dim = get_real_model(m).dim
-        lines.append(f"| {m} | {dim} | " + " | ".join(_cell(by.get((m, s))) for s in samplers) + " |")
+        lines.append(
+            f"| {m} | {dim} | " + " | ".join(_cell(by.get((m, s))) for s in samplers) + " |"
+        )
     passes = []
     for s in samplers:
         runs = [r for (m, t), r in by.items() if t == s and r["status"] == "ok"]
         passes.append(f"{sum(r['passed'] for r in runs)}/{len(runs)}")
     lines.append("| **passes** | | " + " | ".join(passes) + " |")
     lines.append("")
-    lines.append("Cells: verdict and min bulk ESS per 1000 log-density evaluations (warm-up included).")
+    lines.append(
+        "Cells: verdict and min bulk ESS per 1000 log-density evaluations (warm-up included)."
+    )
     lines.append("")
     lines.append("| model | sampler | min ESS | max R-hat | evals | wall s | first reasons |")
     lines.append("|---|---|---:|---:|---:|---:|---|")
@@ -459,7 +463,9 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--samplers", nargs="+", choices=list(REAL_SAMPLERS))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--out", type=Path, help="results directory (default bench-results/real-SIZE)")
+    parser.add_argument(
+        "--out", type=Path, help="results directory (default bench-results/real-SIZE)"
+    )
     parser.add_argument("--references", help="reference directory (default: the shipped one)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
