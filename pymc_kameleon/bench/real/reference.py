@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -96,6 +96,7 @@ def build_reference(name: str, settings: NutsSettings = NutsSettings()) -> Refer
         Model name; if it has a ``reference_model`` (the centred eight schools), NUTS runs on
         that model and the same-named variables are kept.
     settings : NutsSettings
+        Defaults; the sampled model's ``reference_nuts`` overrides them.
 
     Returns
     -------
@@ -103,6 +104,7 @@ def build_reference(name: str, settings: NutsSettings = NutsSettings()) -> Refer
     """
     spec = get_real_model(name)
     source = get_real_model(spec.reference_model) if spec.reference_model else spec
+    settings = replace(settings, **dict(source.reference_nuts))
     var_names = spec.var_names
     start = time.perf_counter()
     with source.build(), warnings.catch_warnings():
