@@ -398,6 +398,8 @@ def _cell(record: dict | None) -> str:
         return "not run"
     status = record["status"]
     if status != "ok":
+        if status.startswith("FileNotFoundError") and "references" in status:
+            return "no reference"
         return status if status.startswith("n/a") else "error"
     ess = record["ess_per_1k_evals"]
     return f"{'**pass**' if record['passed'] else 'fail'} {ess:.3g}"
@@ -443,7 +445,7 @@ def markdown_table(records: Sequence[dict]) -> str:
         for s in samplers:
             r = by.get((m, s))
             if r is None or r["status"] != "ok":
-                if r is not None and not r["status"].startswith("n/a"):
+                if r is not None and _cell(r) == "error":
                     lines.append(f"| {m} | {s} | | | | | error: {r['status'][:80]} |")
                 continue
             why = "; ".join(r["reasons"][:2]) + (
