@@ -1,0 +1,278 @@
+"""The statistical test cases: a model with an exact answer, a step, a budget and a seed.
+
+One registry serves the tests (``test_stat_*.py``) and the seed sweep
+(``benchmarks/seed_sweep.py``), so the sweep measures exactly what the tests check. Every case
+compares sample means, variances and quantiles with exact values in Monte Carlo standard errors
+(:func:`pymc_kameleon.diagnostics.mcse_zscores`); a test passes when every ``|z| < Z_TOL``. A
+negative control is a deliberately wrong sampler that the same check must reject by more than
+``2 * Z_TOL``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import arviz as az
+import numpy as np
+import pymc as pm
+from scipy import stats
+
+from pymc_kameleon import (
+    AdaptiveMetropolis,
+    KameleonStep,
+    KMCStep,
+    estimator_potential,
+    noisy_potential,
+)
+from pymc_kameleon.diagnostics import ZScores, mcse_zscores
+
+Z_TOL = 4.0
+QUANTILES = (0.1, 0.5, 0.9)
+CHAINS = 4
+
+
+@dataclass(frozen=True)
+class Truth:
+    """Exact mean, variance and quantiles of every coordinate of ``x``."""
+
+    mean: np.ndarray
+    variance: np.ndarray
+    quantiles: dict[float, np.ndarray]
+
+
+@dataclass(frozen=True)
+class StatCase:
+    """One statistical check: sample ``model()`` with ``step()`` and compare with ``truth()``."""
+
+    name: str
+    model: Callable[[], pm.Model]
+    step: Callable[[], Any]
+    truth: Callable[[], Truth]
+    tune: int
+    draws: int
+    seed: int
+    negative_control: bool = False
+    checks: tuple[Callable[[Any], None], ...] = field(default=())
+
+
+def sample(case: StatCase, seed: int):
+    """Run the case's sampler at ``seed`` (4 chains on 2 processes)."""
+    with case.model():
+        return pm.sample(
+            tune=case.tune,
+            draws=case.draws,
+            chains=CHAINS,
+            cores=2,
+            step=case.step(),
+            random_seed=seed,
+            progressbar=False,
+            compute_convergence_checks=False,
+        )
+
+
+def draws_of(idata) -> np.ndarray:
+    """Posterior draws of ``x`` as (chain, draw, d)."""
+    return np.asarray(idata["posterior"]["x"].values)
+
+
+def zscores(case: StatCase, idata) -> ZScores:
+    """The case's z-scores for one run."""
+    truth = case.truth()
+    return mcse_zscores(
+        draws_of(idata), mean=truth.mean, variance=truth.variance, quantiles=truth.quantiles
+    )
+
+
+def gaussian_truth(mean: np.ndarray, var: np.ndarray) -> Truth:
+    sd = np.sqrt(var)
+    return Truth(mean, var, {q: mean + sd * stats.norm.ppf(q) for q in QUANTILES})
+
+
+# --------------------------------------------------------------------------------------------
+# a 5-D correlated Gaussian
+def correlated_gaussian(dim: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(dim, dim))
+    return 0.5 * np.arange(dim), a @ a.T / dim + 0.1 * np.eye(dim)
+
+
+def gaussian_model() -> pm.Model:
+    mean, cov = correlated_gaussian()
+    with pm.Model() as model:
+        pm.MvNormal("x", mu=mean, cov=cov)
+    return model
+
+
+def gaussian_exact() -> Truth:
+    mean, cov = correlated_gaussian()
+    return gaussian_truth(mean, np.diag(cov))
+
+
+# --------------------------------------------------------------------------------------------
+# 2-D banana B(b, v): X ~ N(0, diag(v, 1)), Y2 = X2 + b (X1^2 - v); mean 0, quantiles and
+# variances from a large exact sample
+def banana_model(b: float, v: float) -> pm.Model:
+    with pm.Model() as model:
+        x = pm.Flat("x", shape=2)
+        y2 = x[1] - b * (x[0] ** 2 - v)
+        pm.Potential("banana", -0.5 * (x[0] ** 2 / v + y2**2))
+    return model
+
+
+def banana_exact_sample(b: float, v: float, n: int = 2_000_000, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 2))
+    x[:, 0] *= np.sqrt(v)
+    x[:, 1] += b * (x[:, 0] ** 2 - v)
+    return x
+
+
+@functools.cache
+def banana_exact(b: float, v: float) -> Truth:
+    exact = banana_exact_sample(b, v)
+    quantiles = {q: np.quantile(exact, q, axis=0) for q in QUANTILES}
+    return Truth(np.zeros(2), exact.var(axis=0), quantiles)
+
+
+def gaussianise_banana(y: np.ndarray, b: float, v: float) -> np.ndarray:
+    out = np.array(y, dtype=float, copy=True)
+    out[..., 1] = y[..., 1] - b * (y[..., 0] ** 2 - v)
+    out[..., 0] = y[..., 0] / np.sqrt(v)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# pseudo-marginal: x ~ N(0, I_2), likelihood N(y | x, I_2) seen through the unbiased estimate
+# p_hat = N(y | x, I) exp(s z - s^2 / 2), z ~ N(0, 1); the posterior is N(y / 2, I / 2)
+Y_OBS = np.array([1.0, -0.5])
+NOISE_SD = 1.2
+
+
+def gaussian_log_likelihood(x):
+    return pm.logp(pm.Normal.dist(x, 1.0), Y_OBS).sum()
+
+
+def noisy_gaussian_estimate(theta: np.ndarray, rng: np.random.Generator) -> float:
+    """NumPy black-box form of the estimate."""
+    exact = -0.5 * float(np.sum((theta - Y_OBS) ** 2)) - np.log(2 * np.pi)
+    return exact + NOISE_SD * rng.standard_normal() - NOISE_SD**2 / 2
+
+
+def noisy_gaussian_model(form: str) -> pm.Model:
+    with pm.Model() as model:
+        x = pm.Normal("x", 0.0, 1.0, shape=2)
+        if form == "native":
+            z = pm.Normal.dist(0.0, 1.0)
+            noisy_potential("loglike", gaussian_log_likelihood(x) + NOISE_SD * z - NOISE_SD**2 / 2)
+        else:
+            estimator_potential("loglike", noisy_gaussian_estimate, x)
+    return model
+
+
+def check_banana_ks(b: float, v: float, idata) -> None:
+    """KS test of the Gaussianised coordinates, on draws thinned to be roughly independent."""
+    draws = draws_of(idata)
+    ess = min(float(np.asarray(az.ess(draws[..., j])).squeeze()) for j in range(2))
+    thin = max(1, int(np.ceil(draws.shape[0] * draws.shape[1] / ess)))
+    gaussianised = gaussianise_banana(draws.reshape(-1, 2), b, v)[::thin]
+    for j in range(2):
+        p_value = stats.kstest(gaussianised[:, j], "norm").pvalue
+        assert p_value > 1e-3, f"KS p-value {p_value:.2g} for coordinate {j}"
+
+
+def check_noise_sd(idata) -> None:
+    noise_sd = idata["sample_stats"]["noise_sd"].values[:, -1]
+    assert np.all(np.abs(noise_sd - NOISE_SD) < 0.5), noise_sd
+
+
+# --------------------------------------------------------------------------------------------
+# negative controls (deliberately wrong samplers)
+class KameleonWithoutHastings(KameleonStep):
+    """KAMH with the reverse/forward proposal densities dropped (wrong)."""
+
+    _hastings_correction = False
+
+
+class KMCAcceptingWithSurrogate(KMCStep):
+    """The Metropolis test uses the surrogate, not the target (wrong)."""
+
+    _use_true_target = False
+
+
+class MonteCarloWithinMetropolis(KameleonStep):
+    """Re-estimates the current state every iteration (biased on pseudo-marginal models)."""
+
+    _reestimate_current = True
+
+
+# --------------------------------------------------------------------------------------------
+def _cases() -> dict[str, StatCase]:
+    gaussian = {"model": gaussian_model, "truth": gaussian_exact, "seed": 20261121}
+    kamh_budget = {"tune": 2000, "draws": 8000}
+    kmc_budget = {"tune": 1500, "draws": 3000}
+    b25 = {
+        "model": functools.partial(banana_model, 0.1, 25.0),
+        "truth": functools.partial(banana_exact, 0.1, 25.0),
+        "tune": 3000,
+        "draws": 10000,
+        "seed": 7,
+        "checks": (functools.partial(check_banana_ks, 0.1, 25.0),),
+    }
+    b4 = {
+        "model": functools.partial(banana_model, 0.1, 4.0),
+        "truth": functools.partial(banana_exact, 0.1, 4.0),
+        "seed": 7,
+        **kmc_budget,
+    }
+    post_var = np.full(2, 0.5)
+    pm_truth = functools.partial(gaussian_truth, Y_OBS / 2, post_var)
+    noisy = {"truth": pm_truth, "tune": 1000, "draws": 6000, "seed": 20261121,
+             "checks": (check_noise_sd,)}  # fmt: skip
+    native = functools.partial(noisy_gaussian_model, "native")
+    blackbox = functools.partial(noisy_gaussian_model, "blackbox")
+    cases = [
+        StatCase("gaussian-kameleon", step=KameleonStep, **gaussian, **kamh_budget),
+        StatCase("gaussian-kameleon-bandwidth1",
+                 step=lambda: KameleonStep(bandwidth=1.0), **gaussian, **kamh_budget),
+        StatCase("gaussian-kameleon-matern52",
+                 step=lambda: KameleonStep(kernel="matern52"), **gaussian, **kamh_budget),
+        StatCase("gaussian-kameleon-vanishing",
+                 step=lambda: KameleonStep(adaptation="vanishing"), **gaussian, **kamh_budget),
+        StatCase("gaussian-am-ls",
+                 step=lambda: AdaptiveMetropolis(scale="learn"), **gaussian, **kamh_budget),
+        StatCase("gaussian-am-fs",
+                 step=lambda: AdaptiveMetropolis(scale="fixed"), **gaussian, **kamh_budget),
+        StatCase("gaussian-kameleon-no-hastings",
+                 step=lambda: KameleonWithoutHastings(bandwidth=1.0), negative_control=True,
+                 **gaussian, **kamh_budget),
+        StatCase("gaussian-kmc-lite",
+                 step=lambda: KMCStep(estimator="lite"), **gaussian, **kmc_budget),
+        StatCase("gaussian-kmc-finite",
+                 step=lambda: KMCStep(estimator="finite"), **gaussian, **kmc_budget),
+        StatCase("gaussian-kmc-surrogate-accept",
+                 step=lambda: KMCAcceptingWithSurrogate(estimator="finite"),
+                 negative_control=True, **gaussian, **kmc_budget),
+        StatCase("banana25-kameleon", step=KameleonStep, **b25),
+        StatCase("banana25-am-ls", step=AdaptiveMetropolis, **b25),
+        StatCase("banana4-kmc-lite", step=lambda: KMCStep(estimator="lite"), **b4),
+        StatCase("banana4-kmc-finite", step=lambda: KMCStep(estimator="finite"), **b4),
+        StatCase("pm-kameleon-native", model=native, step=KameleonStep, **noisy),
+        StatCase("pm-kameleon-blackbox", model=blackbox, step=KameleonStep, **noisy),
+        StatCase("pm-am-native", model=native, step=AdaptiveMetropolis, **noisy),
+        StatCase("pm-kmc-blackbox", model=blackbox,
+                 step=lambda: KMCStep(n_steps_range=(5, 20)), **noisy),
+        StatCase("pm-monte-carlo-within-metropolis", model=native,
+                 step=MonteCarloWithinMetropolis, negative_control=True, **noisy),
+    ]  # fmt: skip
+    return {case.name: case for case in cases}
+
+
+CASES: dict[str, StatCase] = _cases()
+
+
+def names(prefix: str, negative: bool = False) -> list[str]:
+    """Names of the cases that start with ``prefix`` (positive cases, or negative controls)."""
+    return [n for n, c in CASES.items() if n.startswith(prefix) and c.negative_control == negative]
