@@ -16,11 +16,10 @@ from pymc_kameleon.core._accelerated_leapfrog import finite_leapfrog, lite_leapf
 from pymc_kameleon.core._threads import single_blas_thread
 from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale, robbins_monro_update
 from pymc_kameleon.core.bandwidth import median_heuristic
+from pymc_kameleon.core.checks import check_int_range, check_number_range
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.leapfrog import (
     LeapfrogResult,
-    _check_n_steps_range,
-    _check_step_size_range,
     hamiltonian_log_accept,
     leapfrog,
 )
@@ -308,8 +307,12 @@ class KMCStep(GradientFreeStep):
                     "is singular without a ridge)."
                 )
             self.lite_regularisation = self.finite_regularisation = value
-        self.step_size_range = _check_step_size_range(step_size_range)
-        self.n_steps_range = _check_n_steps_range(n_steps_range)
+        self.step_size_range = check_number_range(
+            "step_size_range", step_size_range, labels=("eps_min", "eps_max")
+        )
+        self.n_steps_range = check_int_range(
+            "n_steps_range", n_steps_range, labels=("L_min", "L_max")
+        )
         target_accept = float(target_accept) if _is_number(target_accept) else math.nan
         if not 0.0 < target_accept < 1.0:
             raise ValueError(
