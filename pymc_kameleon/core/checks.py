@@ -85,6 +85,18 @@ def _accepted(what: str, also: str) -> str:
     return f"{also} or {what}" if also else what
 
 
+def _unquote_hint(value: Any, hint: str) -> str:
+    """Prepend "pass the number, not a string" when a string holds a number."""
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return hint
+        if math.isfinite(number):
+            return f"Pass the number {value.strip()} without quotes. {hint}".strip()
+    return hint
+
+
 def _is_bool(value: Any) -> bool:
     return isinstance(value, bool | np.bool_)
 
@@ -158,6 +170,8 @@ def check_bool(name: str, value: Any, *, hint: str = "") -> bool:
         If ``value`` is not a ``bool`` or ``numpy.bool_``.
     """
     if not _is_bool(value):
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            hint = f"Pass {value.strip().capitalize()} without quotes. {hint}".strip()
         raise _fail(name, value, "True or False (a bool)", hint, ArgumentTypeError)
     return bool(value)
 
@@ -209,7 +223,7 @@ def check_number(
     accepted = _accepted(what, also)
     number = _as_real(value)
     if number is None:
-        raise _fail(name, value, accepted, hint, ArgumentTypeError)
+        raise _fail(name, value, accepted, _unquote_hint(value, hint), ArgumentTypeError)
     ok = math.isfinite(number)
     if ok and minimum is not None:
         ok = number > minimum if open_minimum else number >= minimum
@@ -315,13 +329,15 @@ def check_int(
     accepted = _accepted("an integer" + (f" {bounds}" if bounds else ""), also)
     number = _as_int(value)
     if number is None:
-        raise _fail(name, value, accepted, hint, ArgumentTypeError)
+        raise _fail(name, value, accepted, _unquote_hint(value, hint), ArgumentTypeError)
     if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
         raise _fail(name, value, accepted, hint)
     return number
 
 
-def check_choice(name: str, value: Any, choices: Sequence[str], *, hint: str = "") -> str:
+def check_choice(
+    name: str, value: Any, choices: Sequence[str], *, also: str = "", hint: str = ""
+) -> str:
     """Return ``value`` if it is one of the strings ``choices``.
 
     Parameters
@@ -332,6 +348,9 @@ def check_choice(name: str, value: Any, choices: Sequence[str], *, hint: str = "
         The value passed.
     choices : sequence of str
         The accepted strings (compared exactly, case included).
+    also : str, optional
+        Other accepted values the caller handles itself, named first in the message (e.g.
+        ``"a Kernel instance"``).
     hint : str, optional
         Sentence appended to the message.
 
@@ -346,7 +365,8 @@ def check_choice(name: str, value: Any, choices: Sequence[str], *, hint: str = "
     ValueError
         If it is a string not in ``choices``.
     """
-    accepted = "one of " + ", ".join(repr(c) for c in choices)
+    listed = repr(choices[0]) if len(choices) == 1 else "one of " + ", ".join(map(repr, choices))
+    accepted = _accepted(listed, also)
     if not isinstance(value, str):
         raise _fail(name, value, accepted, hint, ArgumentTypeError)
     if value not in choices:

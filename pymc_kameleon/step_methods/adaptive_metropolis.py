@@ -9,8 +9,8 @@ import numpy as np
 
 from pymc_kameleon._compat import dataclass_state
 from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale
+from pymc_kameleon.core.checks import check_choice, check_int, check_nonnegative
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
-from pymc_kameleon.step_methods.kameleon import _check_int
 
 __all__ = ["AdaptiveMetropolis", "AdaptiveMetropolisState"]
 
@@ -115,15 +115,18 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         noise_check_interval: int = 100,
         initial_history: Any = None,
     ) -> None:
-        if scale not in ("learn", "fixed"):
-            raise ValueError(
-                f"`scale` must be 'learn' (AM-LS) or 'fixed' (AM-FS, s = 2.38**2/d), got {scale!r}."
-            )
-        gamma_value = float(gamma)
-        if not math.isfinite(gamma_value) or gamma_value < 0.0:
-            raise ValueError(f"`gamma` must be a finite number >= 0, got {gamma!r}.")
-        self.gamma = gamma_value
-        self.adapt_start = _check_int("adapt_start", adapt_start, minimum=2)
+        scale = check_choice(
+            "scale",
+            scale,
+            ("learn", "fixed"),
+            hint="'learn' learns the scale (AM-LS); 'fixed' keeps s = 2.38**2/d (AM-FS).",
+        )
+        self.gamma = check_nonnegative(
+            "gamma",
+            gamma,
+            hint="It is the standard deviation of an isotropic regulariser; 0 is none.",
+        )
+        self.adapt_start = check_int("adapt_start", adapt_start, minimum=2)
         self.scale_mode = scale
         super().__init__(
             vars,

@@ -30,6 +30,7 @@ from pymc_kameleon._compat import (
     modelcontext,
 )
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
+from pymc_kameleon.core.checks import check_bool, check_int, check_mapping
 from pymc_kameleon.pseudo_marginal import noise_variables
 from pymc_kameleon.step_methods.noise import check_noise_ownership, compile_noisy_log_density
 
@@ -105,20 +106,37 @@ class GradientFreeStep(ArrayStepShared):
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
     ) -> None:
+        blocked = check_bool("blocked", blocked)
+        noise_free_other_steps = check_bool(
+            "noise_free_other_steps",
+            noise_free_other_steps,
+            hint="Set True only if every other step leaves the noisy likelihood terms alone.",
+        )
+        self.noise_check_interval = check_int(
+            "noise_check_interval",
+            noise_check_interval,
+            minimum=0,
+            hint="It counts warm-up iterations between checks of the likelihood-estimate noise; "
+            "0 turns them off.",
+        )
+        compile_kwargs = check_mapping("compile_kwargs", compile_kwargs)
         model = modelcontext(model)
         if initial_point is None:
             initial_point = model.initial_point()
+        else:
+            initial_point = check_mapping(
+                "initial_point", initial_point, hint="Use a point such as model.initial_point()."
+            )
         step_name = type(self).__name__
         vars = _resolve_vars(vars, model, step_name)
         self.schedule: AdaptationSchedule = make_schedule(adaptation)
-        self.noise_check_interval = _check_noise_interval(noise_check_interval)
         shared = make_shared_replacements(initial_point, vars, model)
         logp_graph = model.logp()
         noise = noise_variables(logp_graph)
         self._logp = None
         self._noisy_logp = None
         if noise:
-            check_noise_ownership(model, vars, step_name, bool(noise_free_other_steps))
+            check_noise_ownership(model, vars, step_name, noise_free_other_steps)
             self._noisy_logp = compile_noisy_log_density(
                 logp_graph, noise, initial_point, vars, shared, compile_kwargs
             )
@@ -127,7 +145,7 @@ class GradientFreeStep(ArrayStepShared):
             [logp], raveled_input = join_nonshared_inputs(
                 point=initial_point, outputs=[logp_graph], inputs=vars, shared_inputs=shared
             )
-            self._logp = compile_pytensor([raveled_input], logp, **(compile_kwargs or {}))
+            self._logp = compile_pytensor([raveled_input], logp, **compile_kwargs)
             self._logp.trust_input = True
         self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
         self.tune = True
@@ -315,15 +333,6 @@ class GradientFreeStep(ArrayStepShared):
         if var.dtype in continuous_types:
             return Competence.COMPATIBLE
         return Competence.INCOMPATIBLE
-
-
-def _check_noise_interval(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-        raise ValueError(
-            f"`noise_check_interval` must be a non-negative integer (warm-up iterations between "
-            f"checks of the likelihood-estimate noise; 0 turns them off), got {value!r}."
-        )
-    return int(value)
 
 
 def _resolve_vars(vars, model, step_name: str) -> list:

@@ -157,3 +157,17 @@ def test_show_shortens_long_values():
     text = show(list(range(1000)))
     assert len(text) <= 125 and text.startswith("[0, 1") and text.endswith("998, 999]")
     assert show(0.5) == "0.5"
+
+
+def test_quoted_values_get_a_how_to_fix_hint():
+    with pytest.raises(ArgumentTypeError, match=r"'0\.8'\. Pass the number 0\.8 without"):
+        check_number("p", "0.8", minimum=0, maximum=1)
+    with pytest.raises(ArgumentTypeError, match=r"got '10'\. Pass the number 10 without quotes"):
+        check_int("n", "10")
+    with pytest.raises(ArgumentTypeError, match=r"got 'False'\. Pass False without quotes"):
+        check_bool("flag", "False")
+    with pytest.raises(ArgumentTypeError) as info:
+        check_positive("x", "abc")
+    assert "without quotes" not in str(info.value)
+    with pytest.raises(ValueError, match=r"`w` must be a finite number > 0 or 'cv', got 'x'\.$"):
+        check_choice("w", "x", ("cv",), also="a finite number > 0")
