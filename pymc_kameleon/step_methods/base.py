@@ -347,6 +347,7 @@ def _resolve_vars(vars, model, step_name: str) -> list:
             )
         return value_vars
     value_vars = get_value_vars_from_user_vars(vars, model)
+    _check_no_duplicates(vars, value_vars, model, step_name)
     discrete = [v.name for v in value_vars if v.dtype not in continuous_types]
     if discrete:
         raise ValueError(
@@ -356,6 +357,26 @@ def _resolve_vars(vars, model, step_name: str) -> list:
             "pm.Metropolis([discrete vars])], or leave them out and let PyMC assign them."
         )
     return value_vars
+
+
+def _check_no_duplicates(user_vars, value_vars: list, model, step_name: str) -> None:
+    """Refuse a variable listed twice (also as a random variable and its value variable)."""
+    seen: set = set()
+    repeated = []
+    for value_var in value_vars:
+        if value_var in seen and value_var not in repeated:
+            repeated.append(value_var)
+        seen.add(value_var)
+    if not repeated:
+        return
+    names = ", ".join(repr(model.values_to_rvs[v].name) for v in repeated)
+    given = [getattr(v, "name", None) or repr(v) for v in user_vars]
+    unique = ", ".join(dict.fromkeys(model.values_to_rvs[v].name for v in value_vars))
+    raise ValueError(
+        f"{step_name}: `vars` lists the variable(s) {names} more than once (a random variable "
+        f"and its value variable count as the same variable), got vars={given}. List each "
+        f"variable once, e.g. {step_name}([{unique}])."
+    )
 
 
 def check_initial_history(
