@@ -71,7 +71,8 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         :math:`\mathcal N(x, \gamma^2 I + s\,\hat\Sigma)` with :math:`\hat\Sigma` their
         sample covariance and :math:`s = 2.38^2/d`. With ``tune > 0`` the chain's own warm-up
         states are added to them as usual; with ``tune=0`` the proposal built from them is used
-        unchanged.
+        unchanged. Every coordinate must vary across the rows (a constant one is the mark of a
+        stuck pilot chain); fewer than 10 % distinct rows give a warning.
 
     Notes
     -----

@@ -10,6 +10,8 @@ diagnostic). The Metropolis–Hastings family is in :mod:`pymc_kameleon.step_met
 from __future__ import annotations
 
 import math
+import os
+import sys
 import warnings
 from dataclasses import field
 from typing import Any, ClassVar
@@ -48,6 +50,21 @@ NOISE_CHECK_REPEATS = 4
 NOISE_SD_WARNING = 3.0
 #: lower clip of the measured noise ceiling on the acceptance rate
 _MIN_NOISE_CEILING = 0.05
+#: warn when fewer than this fraction of the rows of ``initial_history`` are distinct
+_MIN_DISTINCT_FRACTION = 0.1
+#: most coordinates quoted in a message
+_MAX_SHOWN = 10
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _caller_stacklevel() -> int:
+    """``stacklevel`` that points a warning at the first frame outside this package."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 @dataclass_state
@@ -407,7 +424,15 @@ def check_initial_history(
     ------
     ValueError
         If ``values`` is not numeric, not of shape ``(n, dim)``, has fewer than ``min_rows`` rows,
-        or contains NaN or infinite values.
+        contains NaN or infinite values, has all rows identical, has a coordinate that is the
+        same in every row (a pilot chain stuck in that coordinate), or holds values so large that
+        their squared distances overflow.
+
+    Warns
+    -----
+    UserWarning
+        If fewer than 10 % of the rows are distinct (repeated rows from rejections are normal,
+        but this few suggests a badly mixing pilot chain).
     """
     try:
         array = np.array(values, dtype=np.float64, copy=True)
@@ -439,5 +464,55 @@ def check_initial_history(
             f"{owner}: `initial_history` contains non-finite values (NaN or infinite) in {bad} "
             "row(s); drop those rows (states must be finite points of the sampled space)."
         )
+    _check_history_spread(array, owner)
     array.setflags(write=False)
     return array
+
+
+def _check_history_spread(array: np.ndarray, owner: str) -> None:
+    """Refuse a history without spread or too large to square; warn if it barely moves."""
+    n = array.shape[0]
+    fix = (
+        "Supply states that spread over the posterior (e.g. the draws of a pilot run that "
+        "mixed), or leave `initial_history` out to learn from the chain alone."
+    )
+    constant = np.all(array == array[0], axis=0)
+    if np.all(constant):
+        raise ValueError(
+            f"{owner}: all {n} rows of `initial_history` are identical (every row is "
+            f"{_row_text(array[0])}), so they say nothing about the posterior's shape. {fix}"
+        )
+    if np.any(constant):
+        columns = np.flatnonzero(constant)
+        shown = ", ".join(str(int(c)) for c in columns[:_MAX_SHOWN])
+        shown += ", ..." if columns.size > _MAX_SHOWN else ""
+        raise ValueError(
+            f"{owner}: coordinate(s) [{shown}] of `initial_history` (column indices in the "
+            f"step's raveled variables) have the same value in all {n} rows "
+            f"({_row_text(array[0, columns[:_MAX_SHOWN]])}): the chain that produced them never "
+            f"moved in those coordinates (a stuck pilot chain, or a variable it held fixed). {fix}"
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread_ok = np.all(np.isfinite(np.var(array, axis=0)))
+        norms_ok = np.all(np.isfinite(np.einsum("ij,ij->i", array, array)))
+    if not (spread_ok and norms_ok):
+        raise ValueError(
+            f"{owner}: `initial_history` holds values so large (largest magnitude "
+            f"{float(np.max(np.abs(array))):.3g}) that their squared distances and variances "
+            "overflow float64. Rescale the model's variables (e.g. standardise them, or change "
+            "units) so that the sampled values are of moderate size."
+        )
+    distinct = np.unique(array, axis=0).shape[0]
+    if distinct < _MIN_DISTINCT_FRACTION * n:
+        warnings.warn(
+            f"{owner}: only {distinct} of the {n} rows of `initial_history` are distinct "
+            f"({distinct / n:.1%}). Repeated rows from rejected proposals are normal, but this "
+            "few suggests a badly mixing pilot chain whose states may not cover the posterior; "
+            "check its acceptance rate and trace plots, or run it longer.",
+            UserWarning,
+            stacklevel=_caller_stacklevel(),
+        )
+
+
+def _row_text(row: np.ndarray) -> str:
+    return np.array2string(row, precision=4, threshold=_MAX_SHOWN, separator=", ")

@@ -124,7 +124,9 @@ class KameleonStep(AdaptiveMHStep):
         discards them (only the chain's own early states are forgotten); as the reservoir
         fills, the chain's states share it with them uniformly. With ``tune > 0`` the chain
         keeps learning from its own warm-up states as usual; with ``tune=0`` the proposal
-        built at the first iteration is used unchanged.
+        built at the first iteration is used unchanged. Every coordinate must vary across the
+        rows (a constant one is the mark of a stuck pilot chain); fewer than 10 % distinct rows
+        give a warning.
 
     Notes
     -----
