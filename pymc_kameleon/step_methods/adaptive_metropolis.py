@@ -76,6 +76,12 @@ class AdaptiveMetropolis(AdaptiveMHStep):
 
     Notes
     -----
+    Documented for up to 100 sampled dimensions (the step's variables raveled;
+    ``AdaptiveMetropolis.documented_max_dim``); beyond that the constructor warns, since the warm-up
+    needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
+    can differentiate the model, otherwise ``pm.sample_smc`` or several steps on blocks
+    of at most 100 dimensions.
+
     Sampler statistics: ``accept``, ``accepted`` (0.0/1.0), ``scaling`` (:math:`s`),
     ``model_logp``, ``logp_evals``, ``invalid_proposal``, ``n_history`` (states in the running
     covariance).
@@ -95,6 +101,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         **AdaptiveMHStep.stats_dtypes_shapes,
         "n_history": (np.int64, []),
     }
+    documented_max_dim = 100
     _state_class = AdaptiveMetropolisState
     _symmetric = True
 

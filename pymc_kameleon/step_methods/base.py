@@ -109,6 +109,9 @@ class GradientFreeStep(ArrayStepShared):
     #: test hook: a negative control sets this to True to re-estimate the current state every
     #: iteration (Monte Carlo within Metropolis, which is biased)
     _reestimate_current: ClassVar[bool] = False
+    #: largest number of sampled (raveled) dimensions the step is documented for; the
+    #: constructor warns beyond it (None: no limit)
+    documented_max_dim: ClassVar[int | None] = None
 
     def __init__(
         self,
@@ -146,6 +149,8 @@ class GradientFreeStep(ArrayStepShared):
             )
         step_name = type(self).__name__
         vars = _resolve_vars(vars, model, step_name)
+        self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
+        self._warn_beyond_documented_dim()
         self.schedule: AdaptationSchedule = make_schedule(adaptation)
         shared = make_shared_replacements(initial_point, vars, model)
         logp_graph = model.logp()
@@ -164,10 +169,26 @@ class GradientFreeStep(ArrayStepShared):
             )
             self._logp = compile_pytensor([raveled_input], logp, **compile_kwargs)
             self._logp.trust_input = True
-        self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
         self.tune = True
         super().__init__(vars, shared, blocked=blocked, rng=rng)
         self._reset_chain_state()
+
+    def _warn_beyond_documented_dim(self) -> None:
+        limit = self.documented_max_dim
+        if limit is None or self.dim <= limit:
+            return
+        name = type(self).__name__
+        warnings.warn(
+            f"{name} samples {self.dim} dimensions, more than the {limit} it is documented for "
+            f"({name}.documented_max_dim = {limit}): its proposal is learned from the chain's "
+            "own history, and the warm-up needed to learn it grows quickly with the dimension, "
+            "so the chain may mix badly or not at all. If PyMC can differentiate the model, use "
+            "NUTS (pm.sample's default); otherwise consider pm.sample_smc, or block the "
+            f"variables into several steps of at most {limit} dimensions each, e.g. "
+            f"step=[{name}([a, b]), {name}([c])].",
+            UserWarning,
+            stacklevel=_caller_stacklevel(),
+        )
 
     def _add_stats(self, extra: dict[str, tuple[Any, list]]) -> None:
         """Add sampler stats for this instance only (PyMC reads the instance attributes)."""

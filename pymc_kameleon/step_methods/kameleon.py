@@ -130,6 +130,12 @@ class KameleonStep(AdaptiveMHStep):
 
     Notes
     -----
+    Documented for up to 50 sampled dimensions (the step's variables raveled;
+    ``KameleonStep.documented_max_dim``); beyond that the constructor warns, since the warm-up
+    needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
+    can differentiate the model, otherwise ``pm.sample_smc`` or several steps on blocks
+    of at most 50 dimensions.
+
     Sampler statistics: ``accept`` (min(1, MH ratio)), ``accepted`` (0.0/1.0), ``scaling``
     (:math:`\nu^2`), ``bandwidth``, ``n_history`` (rows of :math:`z` in use), ``model_logp``,
     ``logp_evals`` (log-density evaluations this iteration) and ``invalid_proposal`` (the proposal
@@ -151,6 +157,7 @@ class KameleonStep(AdaptiveMHStep):
         "bandwidth": (np.float64, []),
         "n_history": (np.int64, []),
     }
+    documented_max_dim = 50
     _state_class = KameleonState
 
     def __init__(

@@ -222,6 +222,12 @@ class KMCStep(GradientFreeStep):
 
     Notes
     -----
+    Documented for up to 50 sampled dimensions (the step's variables raveled;
+    ``KMCStep.documented_max_dim``); beyond that the constructor warns, since the warm-up
+    needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
+    can differentiate the model, otherwise ``pm.sample_smc`` or several steps on blocks
+    of at most 50 dimensions.
+
     Sampler statistics (HamiltonianMC names where the meaning is the same): ``accept``
     (min(1, exp(-energy_error))), ``accepted`` (0.0/1.0), ``step_size``, ``n_steps``,
     ``energy`` (Hamiltonian of the state kept), ``energy_error`` (:math:`H` at the end point minus
@@ -261,6 +267,7 @@ class KMCStep(GradientFreeStep):
         "surrogate_scale": (np.float64, []),
         **({"tune": (bool, [])} if EMIT_TUNE_STAT else {}),
     }
+    documented_max_dim = 50
     _state_class = KMCState
     #: test hook: a negative control sets this to False to accept with the surrogate energy
     _use_true_target: ClassVar[bool] = True
