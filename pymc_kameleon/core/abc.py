@@ -427,8 +427,7 @@ def abc_log_prior(theta: np.ndarray, variance: float = ABC_PRIOR_VARIANCE) -> fl
         If ``theta`` is not a non-empty 1-D array or ``variance`` is not positive.
     """
     theta = _as_vector(theta, "theta")
-    if not (math.isfinite(variance) and variance > 0.0):
-        raise ValueError(f"variance must be a positive finite number; got {variance!r}")
+    variance = check_positive("variance", variance)
     if not np.all(np.isfinite(theta)):
         return -math.inf
     log_norm = -0.5 * theta.size * (_LOG_2PI + math.log(variance))

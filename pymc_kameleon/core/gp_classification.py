@@ -49,7 +49,7 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.spatial.distance import pdist, squareform
 from scipy.special import expit, logsumexp
 
-from pymc_kameleon.core.checks import check_int, check_nonnegative, check_rng
+from pymc_kameleon.core.checks import check_int, check_nonnegative, check_positive, check_rng
 
 __all__ = [
     "DEFAULT_JITTER",
@@ -310,8 +310,7 @@ def laplace_approximation(
     if not np.all(np.isfinite(K)):
         raise ValueError("K must contain only finite values; found NaN or inf")
     y = _check_labels(y, K.shape[0])
-    if not (math.isfinite(tol) and tol > 0.0):
-        raise ValueError(f"tol must be a positive finite number; got {tol!r}")
+    tol = check_positive("tol", tol)
     max_iter = check_int("max_iter", max_iter, minimum=1)
 
     n = K.shape[0]
@@ -534,8 +533,7 @@ def gpc_log_prior(theta: np.ndarray, variance: float = GPC_PRIOR_VARIANCE) -> fl
     theta = np.asarray(theta, dtype=np.float64)
     if theta.ndim != 1 or theta.size < 1:
         raise ValueError(f"theta must be a non-empty 1-D array; got shape {theta.shape}")
-    if not (math.isfinite(variance) and variance > 0.0):
-        raise ValueError(f"variance must be a positive finite number; got {variance!r}")
+    variance = check_positive("variance", variance)
     if not np.all(np.isfinite(theta)):
         return -math.inf
     return float(

@@ -6,6 +6,7 @@ import numpy as np
 
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.checks import (
+    check_int,
     check_nonnegative,
     check_number_range,
     check_positive,
@@ -71,9 +72,7 @@ def _fold_indices(n: int, n_folds: int, rng: np.random.Generator | None) -> list
     list of numpy.ndarray
         Index arrays of the held-out rows of each fold.
     """
-    if isinstance(n_folds, bool) or int(n_folds) != n_folds or n_folds < 2:
-        raise ValueError(f"n_folds must be an integer >= 2; got {n_folds!r}")
-    n_folds = int(n_folds)
+    n_folds = check_int("n_folds", n_folds, minimum=2)
     if n - (n + n_folds - 1) // n_folds < 2 or n_folds > n:
         raise ValueError(f"n_folds={n_folds} is too large for {n} samples in Z")
     if rng is None:
