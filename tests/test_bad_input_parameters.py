@@ -50,6 +50,8 @@ COMMON = {
     "noise_check_interval": [*INTEGER, None, -5],
     "compile_kwargs": MAPPING,
     "initial_point": MAPPING,
+    "rng": ["abc", 1.5, -1, True, np.random.RandomState(0), [0.5]],
+    "model": ["m", 1, {}, True],  # with vars given; PyMC itself fails first without them
 }
 
 CASES = {
@@ -100,8 +102,8 @@ PARAMS = [
 
 
 def test_every_constructor_parameter_is_covered():
-    # adaptation and initial_history have their own test modules; vars, model and rng are PyMC's
-    elsewhere = {"self", "vars", "model", "rng", "adaptation", "initial_history"}
+    # vars, adaptation and initial_history have their own test modules
+    elsewhere = {"self", "vars", "adaptation", "initial_history"}
     for cls, params in CASES.items():
         names = set(inspect.signature(cls.__init__).parameters) - elsewhere
         assert names == set(params), cls.__name__
@@ -110,7 +112,7 @@ def test_every_constructor_parameter_is_covered():
 @pytest.mark.parametrize(("step_cls", "name", "value"), PARAMS)
 def test_bad_value_fails_at_construction_with_a_clear_message(model, step_cls, name, value):
     with pytest.raises((ValueError, TypeError)) as info:
-        step_cls([model["x"]], model=model, **{name: value})
+        step_cls([model["x"]], **{"model": model, name: value})
     message = str(info.value)
     assert f"`{name}`" in message
     assert show(value) in message

@@ -17,6 +17,7 @@ from dataclasses import field
 from typing import Any, ClassVar
 
 import numpy as np
+from pymc.model import Model
 from pymc.util import get_random_generator
 
 from pymc_kameleon._compat import (
@@ -32,7 +33,7 @@ from pymc_kameleon._compat import (
     modelcontext,
 )
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
-from pymc_kameleon.core.checks import check_bool, check_int, check_mapping
+from pymc_kameleon.core.checks import ArgumentTypeError, check_bool, check_int, check_mapping, show
 from pymc_kameleon.pseudo_marginal import noise_variables
 from pymc_kameleon.step_methods.noise import check_noise_ownership, compile_noisy_log_density
 
@@ -140,7 +141,13 @@ class GradientFreeStep(ArrayStepShared):
             "0 turns them off.",
         )
         compile_kwargs = check_mapping("compile_kwargs", compile_kwargs)
+        _check_rng(rng)
         model = modelcontext(model)
+        if not isinstance(model, Model):
+            raise ArgumentTypeError(
+                f"`model` must be a pymc.Model, or None inside a `with model:` block, got "
+                f"{show(model)}."
+            )
         if initial_point is None:
             initial_point = model.initial_point()
         else:
@@ -371,6 +378,23 @@ class GradientFreeStep(ArrayStepShared):
         if var.dtype in continuous_types:
             return Competence.COMPATIBLE
         return Competence.INCOMPATIBLE
+
+
+def _check_rng(rng: Any) -> None:
+    """Refuse what PyMC cannot turn into a generator, naming ``rng`` (without drawing from it)."""
+    error = None
+    if isinstance(rng, bool | np.bool_):
+        error = "a bool is not a seed"
+    else:
+        try:
+            get_random_generator(rng)  # copies a Generator or BitGenerator: no state is consumed
+        except (TypeError, ValueError) as exc:
+            error = str(exc)
+    if error is not None:
+        raise ArgumentTypeError(
+            "`rng` must be None, a non-negative int seed (or a sequence of them), a "
+            f"numpy.random.SeedSequence, BitGenerator or Generator, got {show(rng)} ({error})."
+        )
 
 
 def _resolve_vars(vars, model, step_name: str) -> list:
