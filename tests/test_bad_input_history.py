@@ -15,6 +15,7 @@ import pymc as pm
 import pytest
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon.core.checks import show
 
 D = 3
 STEP_CLASSES = [KameleonStep, AdaptiveMetropolis, KMCStep]
@@ -93,3 +94,14 @@ def test_repeated_rows_of_a_mixing_chain_do_not_warn(model, step_cls):
         warnings.simplefilter("error", UserWarning)
         step = build(step_cls, model, history)
     assert step.initial_history.shape == (90, D)
+
+
+@pytest.mark.parametrize(
+    "history",
+    [True, "abc", [["1", "2", "3"]] * 5, np.ones((5, D), dtype=bool), [[0.0, 1.0, 2.0], [1.0]]],
+    ids=["bool", "str", "numeric strings", "bool array", "ragged"],
+)
+def test_non_numeric_history_is_refused_showing_it(model, history):
+    with pytest.raises(ValueError, match="`initial_history` must be a numeric array") as info:
+        build(KameleonStep, model, history)
+    assert show(history) in str(info.value)

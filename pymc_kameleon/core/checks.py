@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -54,7 +55,7 @@ class ArgumentTypeError(TypeError, ValueError):
 
 
 def show(value: Any) -> str:
-    """Return ``repr(value)`` for an error message, shortened if it is very long.
+    """Return ``repr(value)`` for an error message, on one line and shortened if very long.
 
     Parameters
     ----------
@@ -65,7 +66,7 @@ def show(value: Any) -> str:
     -------
     str
     """
-    text = repr(value)
+    text = re.sub(r"\n\s*", " ", repr(value))  # NumPy arrays print on several lines
     if len(text) > _MAX_REPR:
         half = (_MAX_REPR - 5) // 2
         text = f"{text[:half]} ... {text[-half:]}"

@@ -480,15 +480,19 @@ def check_initial_history(
         but this few suggests a badly mixing pilot chain).
     """
     try:
+        if np.asarray(values).dtype.kind in "bSU":  # bools and strings are not states
+            raise TypeError
         array = np.array(values, dtype=np.float64, copy=True)
     except (TypeError, ValueError):
         raise ValueError(
             f"{owner}: `initial_history` must be a numeric array of shape (n, {dim}), got "
-            f"{type(values).__name__}."
+            f"{type(values).__name__} {show(values)}."
         ) from None
     if array.ndim != 2 or array.shape[1] != dim:
         columns = (
-            f" ({array.shape[1]} columns but the step samples {dim})" if array.ndim == 2 else ""
+            f" ({array.shape[1]} columns but the step samples {dim})"
+            if array.ndim == 2
+            else f" ({show(values)})"
         )
         raise ValueError(
             f"{owner}: `initial_history` must have shape (n, d) with d = {dim}, i.e. shape "

@@ -157,6 +157,8 @@ def test_show_shortens_long_values():
     text = show(list(range(1000)))
     assert len(text) <= 125 and text.startswith("[0, 1") and text.endswith("998, 999]")
     assert show(0.5) == "0.5"
+    assert show(np.eye(2)) == "array([[1., 0.], [0., 1.]])"
+    assert show("a\nb") == "'a\\nb'"
 
 
 def test_quoted_values_get_a_how_to_fix_hint():
