@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import logsumexp
 
+from pymc_kameleon.core.checks import check_int, check_positive, check_rng
+
 __all__ = [
     "ABC_DIMENSION",
     "ABC_EPSILON",
@@ -137,34 +139,6 @@ def _shape_vector(shape: float | np.ndarray, d: int) -> np.ndarray:
     return _check_finite(alpha, "shape")
 
 
-def _check_count(value: int, name: str) -> int:
-    """Return ``value`` as an int ``>= 1`` or raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
-    return int(value)
-
-
-def _check_epsilon(epsilon: float) -> float:
-    """Return the kernel bandwidth as a positive finite float or raise ``ValueError``."""
-    try:
-        epsilon = float(epsilon)
-    except (TypeError, ValueError):
-        raise ValueError(f"epsilon must be a positive finite number; got {epsilon!r}") from None
-    if not (math.isfinite(epsilon) and epsilon > 0.0):
-        raise ValueError(f"epsilon must be a positive finite number; got {epsilon!r}")
-    return epsilon
-
-
-def _check_rng(rng: np.random.Generator) -> np.random.Generator:
-    """Return ``rng`` if it is a NumPy ``Generator`` or raise ``ValueError``."""
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(
-            "rng must be a numpy.random.Generator (e.g. np.random.default_rng(seed)); "
-            f"got {type(rng).__name__}"
-        )
-    return rng
-
-
 # --------------------------------------------------------------------------- skew-normal
 
 
@@ -185,7 +159,7 @@ def skew_normal_delta(shape: float | np.ndarray, d: int | None = None) -> np.nda
     """
     if d is None:
         d = ABC_DIMENSION if np.ndim(shape) == 0 else int(np.size(shape))
-    alpha = _shape_vector(shape, _check_count(d, "d"))
+    alpha = _shape_vector(shape, check_int("d", d, minimum=1))
     return alpha / math.sqrt(1.0 + float(alpha @ alpha))
 
 
@@ -298,8 +272,8 @@ def sample_skew_normal(
     """
     xi = _check_finite(_as_vector(location, "location"), "location")
     delta = skew_normal_delta(shape, xi.size)
-    size = _check_count(size, "size")
-    return xi + _standard_skew_normal(delta, (size,), _check_rng(rng))
+    size = check_int("size", size, minimum=1)
+    return xi + _standard_skew_normal(delta, (size,), check_rng("rng", rng))
 
 
 def simulate_summaries(
@@ -337,9 +311,9 @@ def simulate_summaries(
     """
     xi = _check_finite(_as_vector(theta, "theta"), "theta")
     delta = skew_normal_delta(shape, xi.size)
-    n_simulations = _check_count(n_simulations, "n_simulations")
-    n_draws = _check_count(n_draws, "n_draws")
-    draws = _standard_skew_normal(delta, (n_simulations, n_draws), _check_rng(rng))
+    n_simulations = check_int("n_simulations", n_simulations, minimum=1)
+    n_draws = check_int("n_draws", n_draws, minimum=1)
+    draws = _standard_skew_normal(delta, (n_simulations, n_draws), check_rng("rng", rng))
     return xi + draws.mean(axis=1)
 
 
@@ -419,11 +393,11 @@ def abc_log_likelihood_estimate(
     """
     s_obs = _check_finite(_as_vector(s_obs, "s_obs"), "s_obs")
     theta = _as_vector(theta, "theta", s_obs.size)
-    epsilon = _check_epsilon(epsilon)
-    n_simulations = _check_count(n_simulations, "n_simulations")
+    epsilon = check_positive("epsilon", epsilon)
+    n_simulations = check_int("n_simulations", n_simulations, minimum=1)
     _shape_vector(shape, s_obs.size)
-    _check_count(n_draws, "n_draws")
-    _check_rng(rng)
+    check_int("n_draws", n_draws, minimum=1)
+    check_rng("rng", rng)
     if not np.all(np.isfinite(theta)):
         return -math.inf
     summaries = simulate_summaries(theta, n_simulations, rng, n_draws=n_draws, shape=shape)
@@ -453,8 +427,7 @@ def abc_log_prior(theta: np.ndarray, variance: float = ABC_PRIOR_VARIANCE) -> fl
         If ``theta`` is not a non-empty 1-D array or ``variance`` is not positive.
     """
     theta = _as_vector(theta, "theta")
-    if not (math.isfinite(variance) and variance > 0.0):
-        raise ValueError(f"variance must be a positive finite number; got {variance!r}")
+    variance = check_positive("variance", variance)
     if not np.all(np.isfinite(theta)):
         return -math.inf
     log_norm = -0.5 * theta.size * (_LOG_2PI + math.log(variance))
@@ -493,10 +466,10 @@ class ABCLogLikelihoodEstimator:
         s_obs = _check_finite(_as_vector(self.s_obs, "s_obs"), "s_obs").copy()
         s_obs.setflags(write=False)
         object.__setattr__(self, "s_obs", s_obs)
-        n_sim = _check_count(self.n_simulations, "n_simulations")
+        n_sim = check_int("n_simulations", self.n_simulations, minimum=1)
         object.__setattr__(self, "n_simulations", n_sim)
-        object.__setattr__(self, "epsilon", _check_epsilon(self.epsilon))
-        object.__setattr__(self, "n_draws", _check_count(self.n_draws, "n_draws"))
+        object.__setattr__(self, "epsilon", check_positive("epsilon", self.epsilon))
+        object.__setattr__(self, "n_draws", check_int("n_draws", self.n_draws, minimum=1))
         if np.ndim(self.shape) != 0:
             raise ValueError(f"shape must be a real scalar; got {self.shape!r}")
         object.__setattr__(self, "shape", float(_shape_vector(self.shape, 1)[0]))

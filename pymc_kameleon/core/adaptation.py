@@ -8,10 +8,14 @@ tends to zero. With :math:`\\sum_t p_t = \\infty` the sampler still adapts indef
 
 from __future__ import annotations
 
+import inspect
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from pymc_kameleon.core.checks import ArgumentTypeError, check_number, show
 
 __all__ = [
     "AdaptationSchedule",
@@ -71,11 +75,14 @@ class TuningOnly(AdaptationSchedule):
 
     def __post_init__(self) -> None:
         """Check the probability."""
-        p = self.probability_during_tuning
-        if isinstance(p, bool) or not (0.0 < float(p) <= 1.0):
-            raise ValueError(
-                f"`probability_during_tuning` of TuningOnly must lie in (0, 1], got {p!r}."
-            )
+        check_number(
+            "probability_during_tuning",
+            self.probability_during_tuning,
+            minimum=0.0,
+            maximum=1.0,
+            open_minimum=True,
+            hint="TuningOnly refreshes the proposal with this probability at warm-up iterations.",
+        )
 
     def probability(self, iteration: int, tuning: bool) -> float:
         return float(self.probability_during_tuning) if tuning else 0.0
@@ -100,11 +107,14 @@ class VanishingAdaptation(AdaptationSchedule):
 
     def __post_init__(self) -> None:
         """Check the exponent."""
-        if not (0.0 < float(self.exponent) <= 1.0):
-            raise ValueError(
-                f"`exponent` of VanishingAdaptation must lie in (0, 1] so that p_t -> 0 and "
-                f"sum p_t = inf; got {self.exponent!r}."
-            )
+        check_number(
+            "exponent",
+            self.exponent,
+            minimum=0.0,
+            maximum=1.0,
+            open_minimum=True,
+            hint="VanishingAdaptation needs it so that p_t -> 0 and sum p_t = inf.",
+        )
 
     def probability(self, iteration: int, tuning: bool) -> float:
         if tuning:
@@ -143,51 +153,149 @@ class CallableSchedule(AdaptationSchedule):
         float
             A probability in ``[0, 1]``.
         """
-        p = float(self.fn(iteration, tuning))
+        value = self.fn(iteration, tuning)
+        p = _as_probability(value)
+        if p is None:
+            raise ArgumentTypeError(
+                f"The adaptation schedule {show(self.fn)} returned {show(value)} at iteration "
+                f"{iteration} (tuning={tuning}); it must return a probability, a number in "
+                "[0, 1]."
+            )
         if not (0.0 <= p <= 1.0):
             raise ValueError(
-                f"The adaptation schedule returned {p!r} at iteration {iteration}; "
-                "it must return a probability in [0, 1]."
+                f"The adaptation schedule {show(self.fn)} returned {show(value)} at iteration "
+                f"{iteration} (tuning={tuning}); it must return a probability in [0, 1]."
             )
         return p
 
 
 def make_schedule(adaptation: str | AdaptationSchedule | Callable) -> AdaptationSchedule:
-    """Turn the user's ``adaptation=`` argument into a schedule.
+    """Turn the user's ``adaptation=`` argument into a schedule, and try it once.
+
+    The schedule's ``probability(0, True)`` is evaluated here, so that a schedule that raises or
+    does not return a probability fails when the step is built rather than during sampling.
 
     Parameters
     ----------
     adaptation : {"tune", "vanishing"}, AdaptationSchedule or callable
         ``"tune"`` adapts during warm-up and then freezes, ``"vanishing"`` is
-        :class:`VanishingAdaptation` with exponent 0.5, a callable is wrapped in
-        :class:`CallableSchedule`.
+        :class:`VanishingAdaptation` with exponent 0.5, a callable ``fn(iteration, tuning) -> p``
+        is wrapped in :class:`CallableSchedule`.
 
     Returns
     -------
     AdaptationSchedule
+
+    Raises
+    ------
+    TypeError
+        If ``adaptation`` is of another type, a class, or a callable that cannot be called as
+        ``fn(iteration, tuning)`` (an :class:`~pymc_kameleon.core.checks.ArgumentTypeError`, also
+        a ``ValueError``).
+    ValueError
+        If it is an unknown string, or the schedule raises or does not return a probability in
+        ``[0, 1]`` at iteration 0 of warm-up.
     """
-    if isinstance(adaptation, AdaptationSchedule):
-        return adaptation
     if isinstance(adaptation, type):
-        raise TypeError(
-            f"`adaptation` got the class {adaptation.__name__}; pass an instance, e.g. "
-            f"{adaptation.__name__}()."
-        )
+        raise ArgumentTypeError(_class_message(adaptation))
     if isinstance(adaptation, str):
-        if adaptation == "tune":
-            return TuningOnly()
-        if adaptation == "vanishing":
-            return VanishingAdaptation()
-        raise ValueError(
-            f"Unknown `adaptation` {adaptation!r}; use 'tune' (adapt during warm-up, then freeze), "
-            "'vanishing', an AdaptationSchedule instance, or a callable fn(iteration, tuning) -> p."
+        schedule = _SCHEDULES.get(adaptation)
+        if schedule is None:
+            raise ValueError(
+                f"Unknown `adaptation` {adaptation!r}; use 'tune' (adapt during warm-up, then "
+                f"freeze), 'vanishing', {_ACCEPTED}."
+            )
+        return schedule()
+    if isinstance(adaptation, AdaptationSchedule):
+        schedule = adaptation
+    elif callable(adaptation):
+        _check_arity(adaptation)
+        schedule = CallableSchedule(adaptation)
+    else:
+        raise ArgumentTypeError(
+            f"`adaptation` must be 'tune', 'vanishing', {_ACCEPTED}; got {show(adaptation)} "
+            f"(a {type(adaptation).__name__})."
         )
-    if callable(adaptation):
-        return CallableSchedule(adaptation)
-    raise TypeError(
-        f"`adaptation` must be 'tune', 'vanishing', an AdaptationSchedule or a callable; "
-        f"got {type(adaptation).__name__}."
+    _try_schedule(schedule, adaptation)
+    return schedule
+
+
+_SIGNATURE = "fn(iteration: int, tuning: bool) -> probability in [0, 1]"
+_ACCEPTED = f"an AdaptationSchedule instance or a callable {_SIGNATURE}"
+_SCHEDULES: dict[str, Callable[[], AdaptationSchedule]] = {
+    "tune": TuningOnly,
+    "vanishing": VanishingAdaptation,
+}
+
+
+def _class_message(cls: type) -> str:
+    if issubclass(cls, AdaptationSchedule):
+        try:
+            inspect.signature(cls).bind()
+            call = f"{cls.__name__}()"
+        except (TypeError, ValueError):
+            call = f"{cls.__name__}(...)"
+        return (
+            f"`adaptation` got the class {cls.__name__}; pass an instance of it, e.g. "
+            f"adaptation={call}."
+        )
+    return (
+        f"`adaptation` got the class {cls.__module__}.{cls.__qualname__}, which is not an "
+        f"adaptation schedule. Pass 'tune' (the default), 'vanishing', {_ACCEPTED}."
     )
+
+
+def _as_probability(value: object) -> float | None:
+    """``value`` as a float if it is a real number, a bool or a 0-d real array; else None."""
+    if isinstance(value, bool | np.bool_):
+        return float(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
+        return float(value)
+    return None
+
+
+def _check_arity(fn: Callable) -> None:
+    """Refuse a callable that cannot be called with ``(iteration, tuning)``."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # no introspectable signature: the trial call decides
+        return
+    try:
+        signature.bind(0, True)
+    except TypeError as error:
+        raise ArgumentTypeError(
+            f"`adaptation` must be callable as {_SIGNATURE}, but {show(fn)} has the signature "
+            f"{signature} ({error}). Accept two positional arguments, e.g. "
+            "adaptation=lambda iteration, tuning: 1.0 if tuning else (iteration + 1) ** -0.5."
+        ) from None
+
+
+def _try_schedule(schedule: AdaptationSchedule, adaptation: object) -> None:
+    """Evaluate the schedule at iteration 0 of warm-up once, so that a broken one fails early."""
+    if isinstance(schedule, CallableSchedule):
+        call, evaluate = "fn(0, True)", lambda: schedule.fn(0, True)
+    else:
+        call, evaluate = "probability(0, True)", lambda: schedule.probability(0, True)
+    rule = (
+        "a schedule must return a probability, a number in [0, 1], for every iteration >= 0 and "
+        f"tuning True or False (a callable: {_SIGNATURE})."
+    )
+    try:
+        value = evaluate()
+    except Exception as error:
+        raise ValueError(
+            f"`adaptation` {show(adaptation)} raised {type(error).__name__} ({error}) when tried "
+            f"at iteration 0 of warm-up, {call}; {rule}"
+        ) from error
+    p = _as_probability(value)
+    if p is None or not 0.0 <= p <= 1.0:
+        error_type = ArgumentTypeError if p is None else ValueError
+        raise error_type(
+            f"`adaptation` {show(adaptation)} returned {show(value)} at iteration 0 of warm-up, "
+            f"{call}; {rule}"
+        )
 
 
 def robbins_monro_update(

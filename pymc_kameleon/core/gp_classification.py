@@ -49,6 +49,8 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.spatial.distance import pdist, squareform
 from scipy.special import expit, logsumexp
 
+from pymc_kameleon.core.checks import check_int, check_nonnegative, check_positive, check_rng
+
 __all__ = [
     "DEFAULT_JITTER",
     "DEFAULT_N_IMPORTANCE",
@@ -158,34 +160,6 @@ def _check_theta_shape(theta: np.ndarray, d: int) -> np.ndarray:
     return theta
 
 
-def _check_jitter(jitter: float) -> float:
-    """Return ``jitter`` as a finite float ``>= 0`` or raise ``ValueError``."""
-    try:
-        jitter = float(jitter)
-    except (TypeError, ValueError):
-        raise ValueError(f"jitter must be a finite number >= 0; got {jitter!r}") from None
-    if not (math.isfinite(jitter) and jitter >= 0.0):
-        raise ValueError(f"jitter must be a finite number >= 0; got {jitter!r}")
-    return jitter
-
-
-def _check_count(value: int, name: str) -> int:
-    """Return ``value`` as an int ``>= 1`` or raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
-    return int(value)
-
-
-def _check_rng(rng: np.random.Generator) -> np.random.Generator:
-    """Return ``rng`` if it is a NumPy ``Generator`` or raise ``ValueError``."""
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(
-            f"rng must be a numpy.random.Generator (e.g. np.random.default_rng(seed)); "
-            f"got {type(rng).__name__}"
-        )
-    return rng
-
-
 # --------------------------------------------------------------------------- model pieces
 
 
@@ -221,7 +195,7 @@ def ard_gaussian_kernel(
     theta = _check_theta_shape(log_lengthscales_sq, X.shape[1])
     if not np.all(np.isfinite(theta)):
         raise ValueError("log_lengthscales_sq must be finite; found NaN or inf")
-    jitter = _check_jitter(jitter)
+    jitter = check_nonnegative("jitter", jitter)
     K = np.exp(-0.5 * _scaled_sq_distances(X, theta))
     K[np.diag_indices_from(K)] = 1.0 + jitter
     return K
@@ -336,9 +310,8 @@ def laplace_approximation(
     if not np.all(np.isfinite(K)):
         raise ValueError("K must contain only finite values; found NaN or inf")
     y = _check_labels(y, K.shape[0])
-    if not (math.isfinite(tol) and tol > 0.0):
-        raise ValueError(f"tol must be a positive finite number; got {tol!r}")
-    max_iter = _check_count(max_iter, "max_iter")
+    tol = check_positive("tol", tol)
+    max_iter = check_int("max_iter", max_iter, minimum=1)
 
     n = K.shape[0]
     a = np.zeros(n)
@@ -483,9 +456,9 @@ def importance_sampling_log_weights(
     X = _check_inputs(X)
     theta = _check_theta_shape(theta, X.shape[1])
     y = _check_labels(y, X.shape[0])
-    n_importance = _check_count(n_importance, "n_importance")
-    rng = _check_rng(rng)
-    jitter = _check_jitter(jitter)
+    n_importance = check_int("n_importance", n_importance, minimum=1)
+    rng = check_rng("rng", rng)
+    jitter = check_nonnegative("jitter", jitter)
     if not np.all(np.isfinite(theta)):
         return np.full(n_importance, -np.inf)
     K = ard_gaussian_kernel(X, theta, jitter)
@@ -560,8 +533,7 @@ def gpc_log_prior(theta: np.ndarray, variance: float = GPC_PRIOR_VARIANCE) -> fl
     theta = np.asarray(theta, dtype=np.float64)
     if theta.ndim != 1 or theta.size < 1:
         raise ValueError(f"theta must be a non-empty 1-D array; got shape {theta.shape}")
-    if not (math.isfinite(variance) and variance > 0.0):
-        raise ValueError(f"variance must be a positive finite number; got {variance!r}")
+    variance = check_positive("variance", variance)
     if not np.all(np.isfinite(theta)):
         return -math.inf
     return float(
@@ -601,8 +573,10 @@ class GPCLogLikelihoodEstimator:
         y.setflags(write=False)
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", y)
-        object.__setattr__(self, "n_importance", _check_count(self.n_importance, "n_importance"))
-        object.__setattr__(self, "jitter", _check_jitter(self.jitter))
+        object.__setattr__(
+            self, "n_importance", check_int("n_importance", self.n_importance, minimum=1)
+        )
+        object.__setattr__(self, "jitter", check_nonnegative("jitter", self.jitter))
 
     @property
     def ndim(self) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from pymc_kameleon.core import _accelerated
+from pymc_kameleon.core.checks import check_int
 
 __all__ = ["PINNED_ITERATION", "ChainHistory"]
 
@@ -46,12 +47,10 @@ class ChainHistory:
     """
 
     def __init__(self, dim: int, capacity: int) -> None:
-        if not isinstance(dim, int | np.integer) or dim < 1:
-            raise ValueError(f"`dim` must be a positive integer, got {dim!r}.")
-        if not isinstance(capacity, int | np.integer) or capacity < 2:
-            raise ValueError(f"`capacity` must be an integer >= 2, got {capacity!r}.")
-        self.values = np.zeros((int(capacity), int(dim)))
-        self.iterations = np.zeros(int(capacity), dtype=np.int64)
+        dim = check_int("dim", dim, minimum=1)
+        capacity = check_int("capacity", capacity, minimum=2)
+        self.values = np.zeros((capacity, dim))
+        self.iterations = np.zeros(capacity, dtype=np.int64)
         self.n_seen = 0
 
     @property

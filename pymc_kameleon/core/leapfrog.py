@@ -18,6 +18,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from pymc_kameleon.core.checks import (
+    check_int,
+    check_int_range,
+    check_number_range,
+    check_positive,
+)
+
 __all__ = [
     "LeapfrogResult",
     "draw_trajectory_length",
@@ -133,12 +140,10 @@ def _checked_inputs(
     p = np.array(p0, dtype=float, copy=True)
     if q.ndim != 1 or p.shape != q.shape:
         raise ValueError(f"q0 and p0 must be 1-d of equal length, got {q.shape} and {p.shape}.")
-    if int(n_steps) != n_steps or n_steps < 1:
-        raise ValueError(f"n_steps must be an integer >= 1, got {n_steps!r}.")
-    if not (math.isfinite(step_size) and step_size > 0):
-        raise ValueError(f"step_size must be finite and > 0, got {step_size!r}.")
+    n_steps = check_int("n_steps", n_steps, minimum=1)
+    step_size = check_positive("step_size", step_size)
     inv_mass = _inv_mass(inv_mass_diag, q.size)
-    return q, p, float(step_size), int(n_steps), inv_mass
+    return q, p, step_size, n_steps, inv_mass
 
 
 def _integrate(
@@ -269,36 +274,6 @@ def sample_momentum(
     return z if inv_mass is None else z / np.sqrt(inv_mass)
 
 
-def _check_n_steps_range(n_steps_range: tuple[int, int]) -> tuple[int, int]:
-    """Validate ``(L_min, L_max)``: integers with ``1 <= L_min <= L_max``."""
-    try:
-        low, high = n_steps_range
-        ok = int(low) == low and int(high) == high and 1 <= low <= high
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
-        raise ValueError(
-            "n_steps_range must be a pair of integers (L_min, L_max) with 1 <= L_min <= L_max, "
-            f"got {n_steps_range!r}."
-        )
-    return int(low), int(high)
-
-
-def _check_step_size_range(step_size_range: tuple[float, float]) -> tuple[float, float]:
-    """Validate ``(eps_min, eps_max)``: finite with ``0 < eps_min <= eps_max``."""
-    try:
-        low, high = (float(v) for v in step_size_range)
-        ok = math.isfinite(low) and math.isfinite(high) and 0.0 < low <= high
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ValueError(
-            "step_size_range must be a pair of finite floats (eps_min, eps_max) with "
-            f"0 < eps_min <= eps_max, got {step_size_range!r}."
-        )
-    return low, high
-
-
 def draw_trajectory_length(
     rng: np.random.Generator,
     n_steps_range: tuple[int, int],
@@ -327,8 +302,10 @@ def draw_trajectory_length(
     ValueError
         If either range is invalid; the message names the offending argument.
     """
-    l_min, l_max = _check_n_steps_range(n_steps_range)
-    e_min, e_max = _check_step_size_range(step_size_range)
+    l_min, l_max = check_int_range("n_steps_range", n_steps_range, labels=("L_min", "L_max"))
+    e_min, e_max = check_number_range(
+        "step_size_range", step_size_range, labels=("eps_min", "eps_max")
+    )
     n_steps = int(rng.integers(l_min, l_max, endpoint=True))
     step_size = float(rng.uniform(e_min, e_max)) if e_max > e_min else e_min
     return n_steps, step_size

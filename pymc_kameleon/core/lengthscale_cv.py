@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from pymc_kameleon.core._validation import _check_lam, _check_positive, _check_samples
 from pymc_kameleon.core.bandwidth import median_heuristic
+from pymc_kameleon.core.checks import (
+    check_int,
+    check_nonnegative,
+    check_number_range,
+    check_positive,
+    check_samples,
+)
 from pymc_kameleon.core.score_matching import lite_fit, lite_objective
 
 __all__ = ["cross_validated_objective", "select_lengthscale"]
@@ -42,9 +48,9 @@ def cross_validated_objective(
     float
         Mean held-out objective (lower is better).
     """
-    Z = _check_samples(Z)
-    lengthscale = _check_positive(lengthscale, "lengthscale")
-    lam = _check_lam(lam)
+    Z = check_samples("Z", Z)
+    lengthscale = check_positive("lengthscale", lengthscale)
+    lam = check_nonnegative("lam", lam)
     folds = _fold_indices(Z.shape[0], n_folds, rng)
     return _cv_score(Z, folds, lengthscale, lam)
 
@@ -66,9 +72,7 @@ def _fold_indices(n: int, n_folds: int, rng: np.random.Generator | None) -> list
     list of numpy.ndarray
         Index arrays of the held-out rows of each fold.
     """
-    if isinstance(n_folds, bool) or int(n_folds) != n_folds or n_folds < 2:
-        raise ValueError(f"n_folds must be an integer >= 2; got {n_folds!r}")
-    n_folds = int(n_folds)
+    n_folds = check_int("n_folds", n_folds, minimum=2)
     if n - (n + n_folds - 1) // n_folds < 2 or n_folds > n:
         raise ValueError(f"n_folds={n_folds} is too large for {n} samples in Z")
     if rng is None:
@@ -154,15 +158,13 @@ def select_lengthscale(
     float
         The best candidate length scale.
     """
-    Z = _check_samples(Z)
-    lam = _check_lam(lam)
+    Z = check_samples("Z", Z)
+    lam = check_nonnegative("lam", lam)
     if rng is None:
         rng = np.random.default_rng(0)
     candidates = _candidate_grid(Z, grid, previous, rng)
     if bounds is not None:
-        low, high = (_check_positive(b, "bounds") for b in bounds)
-        if low > high:
-            raise ValueError(f"bounds must satisfy low <= high, got {bounds!r}")
+        low, high = check_number_range("bounds", bounds)
         candidates = np.unique(np.clip(candidates, low, high))
     folds = _fold_indices(Z.shape[0], n_folds, None if blocked else rng)
     if blocked:
@@ -201,6 +203,6 @@ def _candidate_grid(
             raise ValueError("grid must be a non-empty 1-D array of positive finite values")
         return grid
     if previous is not None:
-        previous = _check_positive(previous, "previous")
+        previous = check_positive("previous", previous)
         return previous * 2.0 ** np.linspace(-1.0, 1.0, 5)
     return median_heuristic(Z, rng=rng) * 2.0 ** np.linspace(-3.0, 3.0, 13)

@@ -37,35 +37,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_solve
 
+from pymc_kameleon.core.checks import check_int, check_positive
 from pymc_kameleon.core.cholesky_update import cholesky_rank1_update
 
 __all__ = ["FiniteScoreMatching", "RandomFeatures", "relative_ridge"]
 
 
 _BATCH_CHUNK = 512
-
-
-# --------------------------------------------------------------------------------------------
-# validation
-# --------------------------------------------------------------------------------------------
-
-
-def _positive_int(value: object, name: str) -> int:
-    """Return ``value`` as an ``int`` if it is an integer >= 1, else raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"`{name}` must be an integer >= 1, got {value!r}.")
-    return int(value)
-
-
-def _positive_finite(value: object, name: str) -> float:
-    """Return ``value`` as a ``float`` if it is finite and > 0, else raise ``ValueError``."""
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a finite number > 0, got {value!r}.") from None
-    if not (math.isfinite(number) and number > 0.0):
-        raise ValueError(f"`{name}` must be a finite number > 0, got {value!r}.")
-    return number
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,9 +106,9 @@ class RandomFeatures:
         -------
         RandomFeatures
         """
-        dim = _positive_int(dim, "dim")
-        n_features = _positive_int(n_features, "n_features")
-        lengthscale = _positive_finite(lengthscale, "lengthscale")
+        dim = check_int("dim", dim, minimum=1)
+        n_features = check_int("n_features", n_features, minimum=1)
+        lengthscale = check_positive("lengthscale", lengthscale)
         omega = rng.standard_normal((n_features, dim)) / lengthscale
         offset = rng.uniform(0.0, 2.0 * np.pi, size=n_features)
         return cls(omega, offset)
@@ -256,7 +234,7 @@ class FiniteScoreMatching:
         if not isinstance(features, RandomFeatures):
             raise ValueError("`features` must be a RandomFeatures instance.")
         self.features = features
-        self.regularisation = _positive_finite(regularisation, "regularisation")
+        self.regularisation = check_positive("regularisation", regularisation)
         self.use_numba = bool(use_numba)
         self.reset()
 
@@ -291,7 +269,7 @@ class FiniteScoreMatching:
         -------
         FiniteScoreMatching
         """
-        regularisation = _positive_finite(regularisation, "regularisation")
+        regularisation = check_positive("regularisation", regularisation)
         features = RandomFeatures.draw(dim, n_features, lengthscale, rng)
         return cls(features, regularisation, use_numba=use_numba)
 
@@ -443,6 +421,6 @@ def relative_ridge(regularisation: float, dim: int, n_features: int, lengthscale
     float
         The ridge to pass to :class:`FiniteScoreMatching`.
     """
-    regularisation = _positive_finite(regularisation, "regularisation")
-    lengthscale = _positive_finite(lengthscale, "lengthscale")
-    return regularisation * dim / (_positive_int(n_features, "n_features") * lengthscale**2)
+    regularisation = check_positive("regularisation", regularisation)
+    lengthscale = check_positive("lengthscale", lengthscale)
+    return regularisation * dim / (check_int("n_features", n_features, minimum=1) * lengthscale**2)

@@ -58,12 +58,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from pymc_kameleon.core._validation import (
-    _check_alpha,
-    _check_lam,
-    _check_point,
-    _check_positive,
-    _check_samples,
+from pymc_kameleon.core.checks import (
+    check_nonnegative,
+    check_positive,
+    check_samples,
+    check_vector,
 )
 from pymc_kameleon.core.kernels import GaussianKernel
 
@@ -248,9 +247,9 @@ def lite_fit(Z: np.ndarray, lengthscale: float, lam: float) -> np.ndarray:
     ValueError
         If an argument is invalid; the message names it.
     """
-    Z = _check_samples(Z)
-    lengthscale = _check_positive(lengthscale, "lengthscale")
-    lam = _check_lam(lam)
+    Z = check_samples("Z", Z)
+    lengthscale = check_positive("lengthscale", lengthscale)
+    lam = check_nonnegative("lam", lam)
     sigma = _sigma(lengthscale)
     K, sq_dist = _kernel_matrix(Z, Z, sigma)
     b = _linear_term(K, sq_dist, sigma, Z.shape[1])
@@ -285,12 +284,12 @@ def lite_objective(
     float
         The objective value (lower is better).
     """
-    Z_basis = _check_samples(Z_basis, "Z_basis", min_rows=1)
-    Y = _check_samples(Y, "Y", min_rows=1)
+    Z_basis = check_samples("Z_basis", Z_basis, min_rows=1)
+    Y = check_samples("Y", Y, min_rows=1)
     if Y.shape[1] != Z_basis.shape[1]:
         raise ValueError(f"Y must have {Z_basis.shape[1]} columns; got {Y.shape[1]}")
-    alpha = _check_alpha(alpha, Z_basis.shape[0])
-    lengthscale = _check_positive(lengthscale, "lengthscale")
+    alpha = check_vector("alpha", alpha, Z_basis.shape[0])
+    lengthscale = check_positive("lengthscale", lengthscale)
     sigma = _sigma(lengthscale)
     K, sq_dist = _kernel_matrix(Y, Z_basis, sigma)
     b = _linear_term(K, sq_dist, sigma, Z_basis.shape[1])
@@ -319,7 +318,7 @@ def lite_value(x: np.ndarray, Z: np.ndarray, alpha: np.ndarray, lengthscale: flo
         ``f(x)``.
     """
     Z = np.asarray(Z, dtype=np.float64)
-    x = _check_point(x, Z.shape[1])
+    x = check_vector("x", x, Z.shape[1])
     return float(GaussianKernel(lengthscale).value(x, Z) @ alpha)
 
 
@@ -348,7 +347,7 @@ def lite_gradient(
         ``grad f(x)`` of shape ``(d,)``.
     """
     Z = np.asarray(Z, dtype=np.float64)
-    x = _check_point(x, Z.shape[1])
+    x = check_vector("x", x, Z.shape[1])
     return alpha @ GaussianKernel(lengthscale).grad(x, Z)
 
 
@@ -390,7 +389,7 @@ class LiteSurrogate:
         -------
         LiteSurrogate
         """
-        Z = _check_samples(Z)
+        Z = check_samples("Z", Z)
         return cls(Z.copy(), lite_fit(Z, lengthscale, lam), float(lengthscale))
 
     @property

@@ -9,8 +9,8 @@ import numpy as np
 
 from pymc_kameleon._compat import dataclass_state
 from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale
+from pymc_kameleon.core.checks import check_choice, check_int, check_nonnegative
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
-from pymc_kameleon.step_methods.kameleon import _check_int
 
 __all__ = ["AdaptiveMetropolis", "AdaptiveMetropolisState"]
 
@@ -71,10 +71,17 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         :math:`\mathcal N(x, \gamma^2 I + s\,\hat\Sigma)` with :math:`\hat\Sigma` their
         sample covariance and :math:`s = 2.38^2/d`. With ``tune > 0`` the chain's own warm-up
         states are added to them as usual; with ``tune=0`` the proposal built from them is used
-        unchanged.
+        unchanged. Every coordinate must vary across the rows (a constant one is the mark of a
+        stuck pilot chain); fewer than 10 % distinct rows give a warning.
 
     Notes
     -----
+    Documented for up to 100 sampled dimensions (the step's variables raveled;
+    ``AdaptiveMetropolis.documented_max_dim``); beyond that the constructor warns, since the warm-up
+    needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
+    can differentiate the model, otherwise ``pm.sample_smc`` or several steps on blocks
+    of at most 100 dimensions.
+
     Sampler statistics: ``accept``, ``accepted`` (0.0/1.0), ``scaling`` (:math:`s`),
     ``model_logp``, ``logp_evals``, ``invalid_proposal``, ``n_history`` (states in the running
     covariance).
@@ -94,6 +101,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         **AdaptiveMHStep.stats_dtypes_shapes,
         "n_history": (np.int64, []),
     }
+    documented_max_dim = 100
     _state_class = AdaptiveMetropolisState
     _symmetric = True
 
@@ -115,15 +123,18 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         noise_check_interval: int = 100,
         initial_history: Any = None,
     ) -> None:
-        if scale not in ("learn", "fixed"):
-            raise ValueError(
-                f"`scale` must be 'learn' (AM-LS) or 'fixed' (AM-FS, s = 2.38**2/d), got {scale!r}."
-            )
-        gamma_value = float(gamma)
-        if not math.isfinite(gamma_value) or gamma_value < 0.0:
-            raise ValueError(f"`gamma` must be a finite number >= 0, got {gamma!r}.")
-        self.gamma = gamma_value
-        self.adapt_start = _check_int("adapt_start", adapt_start, minimum=2)
+        scale = check_choice(
+            "scale",
+            scale,
+            ("learn", "fixed"),
+            hint="'learn' learns the scale (AM-LS); 'fixed' keeps s = 2.38**2/d (AM-FS).",
+        )
+        self.gamma = check_nonnegative(
+            "gamma",
+            gamma,
+            hint="It is the standard deviation of an isotropic regulariser; 0 is none.",
+        )
+        self.adapt_start = check_int("adapt_start", adapt_start, minimum=2)
         self.scale_mode = scale
         super().__init__(
             vars,

@@ -19,6 +19,7 @@ from scipy.linalg import LinAlgError
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, dataclass_state
 from pymc_kameleon.core.adaptation import robbins_monro_update
+from pymc_kameleon.core.checks import check_bool, check_number
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import (
     gaussian_log_pdf,
@@ -87,14 +88,16 @@ class AdaptiveMHStep(GradientFreeStep):
         noise_check_interval: int = 100,
         initial_history: Any = None,
     ) -> None:
-        target_accept = float(target_accept)
-        if not (0.0 < target_accept < 1.0) or not math.isfinite(target_accept):
-            raise ValueError(
-                f"`target_accept` must lie strictly between 0 and 1, got {target_accept!r} "
-                "(0.234 is optimal for random-walk proposals in moderate dimension)."
-            )
-        self.target_accept = target_accept
-        self.learn_scale = bool(learn_scale)
+        self.target_accept = check_number(
+            "target_accept",
+            target_accept,
+            minimum=0.0,
+            maximum=1.0,
+            open_minimum=True,
+            open_maximum=True,
+            hint="0.234 is optimal for random-walk proposals in moderate dimension.",
+        )
+        self.learn_scale = check_bool("learn_scale", learn_scale)
         # validated once the base class knows the dimension; the chain state is then reset again
         self.initial_history: np.ndarray | None = None
         super().__init__(

@@ -10,11 +10,14 @@ diagnostic). The Metropolis–Hastings family is in :mod:`pymc_kameleon.step_met
 from __future__ import annotations
 
 import math
+import os
+import sys
 import warnings
 from dataclasses import field
 from typing import Any, ClassVar
 
 import numpy as np
+from pymc.model import Model
 from pymc.util import get_random_generator
 
 from pymc_kameleon._compat import (
@@ -30,6 +33,7 @@ from pymc_kameleon._compat import (
     modelcontext,
 )
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
+from pymc_kameleon.core.checks import ArgumentTypeError, check_bool, check_int, check_mapping, show
 from pymc_kameleon.pseudo_marginal import noise_variables
 from pymc_kameleon.step_methods.noise import check_noise_ownership, compile_noisy_log_density
 
@@ -47,6 +51,21 @@ NOISE_CHECK_REPEATS = 4
 NOISE_SD_WARNING = 3.0
 #: lower clip of the measured noise ceiling on the acceptance rate
 _MIN_NOISE_CEILING = 0.05
+#: warn when fewer than this fraction of the rows of ``initial_history`` are distinct
+_MIN_DISTINCT_FRACTION = 0.1
+#: most coordinates quoted in a message
+_MAX_SHOWN = 10
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _caller_stacklevel() -> int:
+    """``stacklevel`` that points a warning at the first frame outside this package."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 @dataclass_state
@@ -91,6 +110,9 @@ class GradientFreeStep(ArrayStepShared):
     #: test hook: a negative control sets this to True to re-estimate the current state every
     #: iteration (Monte Carlo within Metropolis, which is biased)
     _reestimate_current: ClassVar[bool] = False
+    #: largest number of sampled (raveled) dimensions the step is documented for; the
+    #: constructor warns beyond it (None: no limit)
+    documented_max_dim: ClassVar[int | None] = None
 
     def __init__(
         self,
@@ -105,20 +127,45 @@ class GradientFreeStep(ArrayStepShared):
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
     ) -> None:
+        blocked = check_bool("blocked", blocked)
+        noise_free_other_steps = check_bool(
+            "noise_free_other_steps",
+            noise_free_other_steps,
+            hint="Set True only if every other step leaves the noisy likelihood terms alone.",
+        )
+        self.noise_check_interval = check_int(
+            "noise_check_interval",
+            noise_check_interval,
+            minimum=0,
+            hint="It counts warm-up iterations between checks of the likelihood-estimate noise; "
+            "0 turns them off.",
+        )
+        compile_kwargs = check_mapping("compile_kwargs", compile_kwargs)
+        _check_rng(rng)
         model = modelcontext(model)
+        if not isinstance(model, Model):
+            raise ArgumentTypeError(
+                f"`model` must be a pymc.Model, or None inside a `with model:` block, got "
+                f"{show(model)}."
+            )
         if initial_point is None:
             initial_point = model.initial_point()
+        else:
+            initial_point = check_mapping(
+                "initial_point", initial_point, hint="Use a point such as model.initial_point()."
+            )
         step_name = type(self).__name__
         vars = _resolve_vars(vars, model, step_name)
+        self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
+        self._warn_beyond_documented_dim()
         self.schedule: AdaptationSchedule = make_schedule(adaptation)
-        self.noise_check_interval = _check_noise_interval(noise_check_interval)
         shared = make_shared_replacements(initial_point, vars, model)
         logp_graph = model.logp()
         noise = noise_variables(logp_graph)
         self._logp = None
         self._noisy_logp = None
         if noise:
-            check_noise_ownership(model, vars, step_name, bool(noise_free_other_steps))
+            check_noise_ownership(model, vars, step_name, noise_free_other_steps)
             self._noisy_logp = compile_noisy_log_density(
                 logp_graph, noise, initial_point, vars, shared, compile_kwargs
             )
@@ -127,12 +174,28 @@ class GradientFreeStep(ArrayStepShared):
             [logp], raveled_input = join_nonshared_inputs(
                 point=initial_point, outputs=[logp_graph], inputs=vars, shared_inputs=shared
             )
-            self._logp = compile_pytensor([raveled_input], logp, **(compile_kwargs or {}))
+            self._logp = compile_pytensor([raveled_input], logp, **compile_kwargs)
             self._logp.trust_input = True
-        self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
         self.tune = True
         super().__init__(vars, shared, blocked=blocked, rng=rng)
         self._reset_chain_state()
+
+    def _warn_beyond_documented_dim(self) -> None:
+        limit = self.documented_max_dim
+        if limit is None or self.dim <= limit:
+            return
+        name = type(self).__name__
+        warnings.warn(
+            f"{name} samples {self.dim} dimensions, more than the {limit} it is documented for "
+            f"({name}.documented_max_dim = {limit}): its proposal is learned from the chain's "
+            "own history, and the warm-up needed to learn it grows quickly with the dimension, "
+            "so the chain may mix badly or not at all. If PyMC can differentiate the model, use "
+            "NUTS (pm.sample's default); otherwise consider pm.sample_smc, or block the "
+            f"variables into several steps of at most {limit} dimensions each, e.g. "
+            f"step=[{name}([a, b]), {name}([c])].",
+            UserWarning,
+            stacklevel=_caller_stacklevel(),
+        )
 
     def _add_stats(self, extra: dict[str, tuple[Any, list]]) -> None:
         """Add sampler stats for this instance only (PyMC reads the instance attributes)."""
@@ -317,13 +380,21 @@ class GradientFreeStep(ArrayStepShared):
         return Competence.INCOMPATIBLE
 
 
-def _check_noise_interval(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-        raise ValueError(
-            f"`noise_check_interval` must be a non-negative integer (warm-up iterations between "
-            f"checks of the likelihood-estimate noise; 0 turns them off), got {value!r}."
+def _check_rng(rng: Any) -> None:
+    """Refuse what PyMC cannot turn into a generator, naming ``rng`` (without drawing from it)."""
+    error = None
+    if isinstance(rng, bool | np.bool_):
+        error = "a bool is not a seed"
+    else:
+        try:
+            get_random_generator(rng)  # copies a Generator or BitGenerator: no state is consumed
+        except (TypeError, ValueError) as exc:
+            error = str(exc)
+    if error is not None:
+        raise ArgumentTypeError(
+            "`rng` must be None, a non-negative int seed (or a sequence of them), a "
+            f"numpy.random.SeedSequence, BitGenerator or Generator, got {show(rng)} ({error})."
         )
-    return int(value)
 
 
 def _resolve_vars(vars, model, step_name: str) -> list:
@@ -338,6 +409,7 @@ def _resolve_vars(vars, model, step_name: str) -> list:
             )
         return value_vars
     value_vars = get_value_vars_from_user_vars(vars, model)
+    _check_no_duplicates(vars, value_vars, model, step_name)
     discrete = [v.name for v in value_vars if v.dtype not in continuous_types]
     if discrete:
         raise ValueError(
@@ -347,6 +419,26 @@ def _resolve_vars(vars, model, step_name: str) -> list:
             "pm.Metropolis([discrete vars])], or leave them out and let PyMC assign them."
         )
     return value_vars
+
+
+def _check_no_duplicates(user_vars, value_vars: list, model, step_name: str) -> None:
+    """Refuse a variable listed twice (also as a random variable and its value variable)."""
+    seen: set = set()
+    repeated = []
+    for value_var in value_vars:
+        if value_var in seen and value_var not in repeated:
+            repeated.append(value_var)
+        seen.add(value_var)
+    if not repeated:
+        return
+    names = ", ".join(repr(model.values_to_rvs[v].name) for v in repeated)
+    given = [getattr(v, "name", None) or repr(v) for v in user_vars]
+    unique = ", ".join(dict.fromkeys(model.values_to_rvs[v].name for v in value_vars))
+    raise ValueError(
+        f"{step_name}: `vars` lists the variable(s) {names} more than once (a random variable "
+        f"and its value variable count as the same variable), got vars={given}. List each "
+        f"variable once, e.g. {step_name}([{unique}])."
+    )
 
 
 def check_initial_history(
@@ -377,18 +469,30 @@ def check_initial_history(
     ------
     ValueError
         If ``values`` is not numeric, not of shape ``(n, dim)``, has fewer than ``min_rows`` rows,
-        or contains NaN or infinite values.
+        contains NaN or infinite values, has all rows identical, has a coordinate that is the
+        same in every row (a pilot chain stuck in that coordinate), or holds values so large that
+        their squared distances overflow.
+
+    Warns
+    -----
+    UserWarning
+        If fewer than 10 % of the rows are distinct (repeated rows from rejections are normal,
+        but this few suggests a badly mixing pilot chain).
     """
     try:
+        if np.asarray(values).dtype.kind in "bSU":  # bools and strings are not states
+            raise TypeError
         array = np.array(values, dtype=np.float64, copy=True)
     except (TypeError, ValueError):
         raise ValueError(
             f"{owner}: `initial_history` must be a numeric array of shape (n, {dim}), got "
-            f"{type(values).__name__}."
+            f"{type(values).__name__} {show(values)}."
         ) from None
     if array.ndim != 2 or array.shape[1] != dim:
         columns = (
-            f" ({array.shape[1]} columns but the step samples {dim})" if array.ndim == 2 else ""
+            f" ({array.shape[1]} columns but the step samples {dim})"
+            if array.ndim == 2
+            else f" ({show(values)})"
         )
         raise ValueError(
             f"{owner}: `initial_history` must have shape (n, d) with d = {dim}, i.e. shape "
@@ -409,5 +513,55 @@ def check_initial_history(
             f"{owner}: `initial_history` contains non-finite values (NaN or infinite) in {bad} "
             "row(s); drop those rows (states must be finite points of the sampled space)."
         )
+    _check_history_spread(array, owner)
     array.setflags(write=False)
     return array
+
+
+def _check_history_spread(array: np.ndarray, owner: str) -> None:
+    """Refuse a history without spread or too large to square; warn if it barely moves."""
+    n = array.shape[0]
+    fix = (
+        "Supply states that spread over the posterior (e.g. the draws of a pilot run that "
+        "mixed), or leave `initial_history` out to learn from the chain alone."
+    )
+    constant = np.all(array == array[0], axis=0)
+    if np.all(constant):
+        raise ValueError(
+            f"{owner}: all {n} rows of `initial_history` are identical (every row is "
+            f"{_row_text(array[0])}), so they say nothing about the posterior's shape. {fix}"
+        )
+    if np.any(constant):
+        columns = np.flatnonzero(constant)
+        shown = ", ".join(str(int(c)) for c in columns[:_MAX_SHOWN])
+        shown += ", ..." if columns.size > _MAX_SHOWN else ""
+        raise ValueError(
+            f"{owner}: coordinate(s) [{shown}] of `initial_history` (column indices in the "
+            f"step's raveled variables) have the same value in all {n} rows "
+            f"({_row_text(array[0, columns[:_MAX_SHOWN]])}): the chain that produced them never "
+            f"moved in those coordinates (a stuck pilot chain, or a variable it held fixed). {fix}"
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread_ok = np.all(np.isfinite(np.var(array, axis=0)))
+        norms_ok = np.all(np.isfinite(np.einsum("ij,ij->i", array, array)))
+    if not (spread_ok and norms_ok):
+        raise ValueError(
+            f"{owner}: `initial_history` holds values so large (largest magnitude "
+            f"{float(np.max(np.abs(array))):.3g}) that their squared distances and variances "
+            "overflow float64. Rescale the model's variables (e.g. standardise them, or change "
+            "units) so that the sampled values are of moderate size."
+        )
+    distinct = np.unique(array, axis=0).shape[0]
+    if distinct < _MIN_DISTINCT_FRACTION * n:
+        warnings.warn(
+            f"{owner}: only {distinct} of the {n} rows of `initial_history` are distinct "
+            f"({distinct / n:.1%}). Repeated rows from rejected proposals are normal, but this "
+            "few suggests a badly mixing pilot chain whose states may not cover the posterior; "
+            "check its acceptance rate and trace plots, or run it longer.",
+            UserWarning,
+            stacklevel=_caller_stacklevel(),
+        )
+
+
+def _row_text(row: np.ndarray) -> str:
+    return np.array2string(row, precision=4, threshold=_MAX_SHOWN, separator=", ")

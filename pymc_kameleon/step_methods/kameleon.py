@@ -10,8 +10,9 @@ import numpy as np
 
 from pymc_kameleon._compat import dataclass_state
 from pymc_kameleon.core.bandwidth import median_heuristic
+from pymc_kameleon.core.checks import check_choice, check_int, check_number, check_positive
 from pymc_kameleon.core.history import PINNED_ITERATION, ChainHistory
-from pymc_kameleon.core.kernels import Kernel, make_kernel
+from pymc_kameleon.core.kernels import KERNELS, Kernel, make_kernel
 from pymc_kameleon.core.proposals import (
     kameleon_scatter,
     kernel_term_trace,
@@ -123,10 +124,18 @@ class KameleonStep(AdaptiveMHStep):
         discards them (only the chain's own early states are forgotten); as the reservoir
         fills, the chain's states share it with them uniformly. With ``tune > 0`` the chain
         keeps learning from its own warm-up states as usual; with ``tune=0`` the proposal
-        built at the first iteration is used unchanged.
+        built at the first iteration is used unchanged. Every coordinate must vary across the
+        rows (a constant one is the mark of a stuck pilot chain); fewer than 10 % distinct rows
+        give a warning.
 
     Notes
     -----
+    Documented for up to 50 sampled dimensions (the step's variables raveled;
+    ``KameleonStep.documented_max_dim``); beyond that the constructor warns, since the warm-up
+    needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
+    can differentiate the model, otherwise ``pm.sample_smc`` or several steps on blocks
+    of at most 50 dimensions.
+
     Sampler statistics: ``accept`` (min(1, MH ratio)), ``accepted`` (0.0/1.0), ``scaling``
     (:math:`\nu^2`), ``bandwidth``, ``n_history`` (rows of :math:`z` in use), ``model_logp``,
     ``logp_evals`` (log-density evaluations this iteration) and ``invalid_proposal`` (the proposal
@@ -148,6 +157,7 @@ class KameleonStep(AdaptiveMHStep):
         "bandwidth": (np.float64, []),
         "n_history": (np.int64, []),
     }
+    documented_max_dim = 50
     _state_class = KameleonState
 
     def __init__(
@@ -174,23 +184,33 @@ class KameleonStep(AdaptiveMHStep):
         noise_check_interval: int = 100,
         initial_history: Any = None,
     ) -> None:
-        self.n_history = _check_int("n_history", n_history, minimum=2)
-        self.gamma = _check_positive("gamma", gamma)
-        self.adapt_start = _check_int("adapt_start", adapt_start, minimum=0)
-        self.capacity = max(
-            _check_int(
+        self.n_history = check_int("n_history", n_history, minimum=2)
+        self.gamma = check_positive(
+            "gamma",
+            gamma,
+            hint="It is the standard deviation of the isotropic term of the proposal.",
+        )
+        self.adapt_start = check_int("adapt_start", adapt_start, minimum=0)
+        if history_capacity is not None:
+            history_capacity = check_int(
                 "history_capacity",
-                5 * self.n_history if history_capacity is None else history_capacity,
+                history_capacity,
                 minimum=self.n_history,
-            ),
+                also="None (5 * n_history)",
+                hint="It must hold at least `n_history` states.",
+            )
+        self.capacity = max(
+            5 * self.n_history if history_capacity is None else history_capacity,
             _leading_length(initial_history),
         )
-        if not (0.0 <= float(discard_fraction) < 1.0):
-            raise ValueError(f"`discard_fraction` must lie in [0, 1), got {discard_fraction!r}.")
-        self.discard_fraction = float(discard_fraction)
+        self.discard_fraction = check_number(
+            "discard_fraction", discard_fraction, minimum=0.0, maximum=1.0, open_maximum=True
+        )
         self._base_kernel, self._median_bandwidth = _parse_kernel(kernel, bandwidth)
         self._auto_nu2 = nu2 is None
-        self._initial_nu2 = 1.0 if nu2 is None else _check_positive("nu2", nu2)
+        self._initial_nu2 = (
+            1.0 if nu2 is None else check_positive("nu2", nu2, also="None (set automatically)")
+        )
         super().__init__(
             vars,
             target_accept=target_accept,
@@ -307,38 +327,14 @@ def _leading_length(values: Any) -> int:
 def _parse_kernel(kernel: str | Kernel, bandwidth: str | float) -> tuple[Kernel, bool]:
     """Validate ``kernel`` and ``bandwidth``; return the kernel and whether to use the median."""
     if isinstance(bandwidth, str):
-        if bandwidth != "median":
-            raise ValueError(
-                f"`bandwidth` must be 'median' or a positive finite float, got {bandwidth!r}."
-            )
-        use_median = True
+        check_choice("bandwidth", bandwidth, ("median",), also="a finite number > 0")
         value = None
     else:
-        value = _check_positive("bandwidth", bandwidth)
-        use_median = False
+        value = check_positive("bandwidth", bandwidth, also="'median'")
+    if not isinstance(kernel, Kernel):
+        check_choice("kernel", kernel, tuple(KERNELS), also="a pymc_kameleon.core.Kernel instance")
     if isinstance(kernel, Kernel):
         base = kernel if value is None else kernel.with_bandwidth(value)
-    elif isinstance(kernel, str):
-        base = make_kernel(kernel, value)
     else:
-        raise TypeError(
-            "`kernel` must be one of 'gaussian', 'matern32', 'matern52', 'linear' or a "
-            f"pymc_kameleon.core.Kernel instance, got {type(kernel).__name__}."
-        )
-    return base, use_median and getattr(base, "bandwidth", None) is not None
-
-
-def _check_positive(name: str, value: Any) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}.") from None
-    if isinstance(value, bool) or not math.isfinite(number) or number <= 0.0:
-        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}.")
-    return number
-
-
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
+        base = make_kernel(kernel, value)
+    return base, value is None and getattr(base, "bandwidth", None) is not None

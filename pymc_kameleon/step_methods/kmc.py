@@ -16,11 +16,18 @@ from pymc_kameleon.core._accelerated_leapfrog import finite_leapfrog, lite_leapf
 from pymc_kameleon.core._threads import single_blas_thread
 from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale, robbins_monro_update
 from pymc_kameleon.core.bandwidth import median_heuristic
+from pymc_kameleon.core.checks import (
+    check_choice,
+    check_int,
+    check_int_range,
+    check_nonnegative,
+    check_number,
+    check_number_range,
+    check_positive,
+)
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.leapfrog import (
     LeapfrogResult,
-    _check_n_steps_range,
-    _check_step_size_range,
     hamiltonian_log_accept,
     leapfrog,
 )
@@ -34,7 +41,6 @@ from pymc_kameleon.step_methods.base import (
     GradientFreeStep,
     check_initial_history,
 )
-from pymc_kameleon.step_methods.kameleon import _check_int
 
 __all__ = ["KMCState", "KMCStep"]
 
@@ -196,8 +202,10 @@ class KMCStep(GradientFreeStep):
         learning from its warm-up states as usual (the next refit when the learned states have
         grown by ``refit_growth``); with ``tune=0`` it samples with the surrogate fitted on
         ``initial_history`` (step size from ``step_size_range``, surrogate scale 1). Needs at
-        least 2 finite states (4 with ``lengthscale="cv"``). The chain is exact whatever these
-        states are; they only shape the proposal.
+        least 2 finite states (4 with ``lengthscale="cv"``), each coordinate varying across
+        them (a constant one is the mark of a stuck pilot chain); fewer than 10 % distinct rows
+        give a warning. The chain is exact whatever these states are; they only shape the
+        proposal.
     model, initial_point, compile_kwargs, blocked, rng
         As for PyMC's own step methods.
     noise_free_other_steps : bool, default False
@@ -214,6 +222,12 @@ class KMCStep(GradientFreeStep):
 
     Notes
     -----
+    Documented for up to 50 sampled dimensions (the step's variables raveled;
+    ``KMCStep.documented_max_dim``); beyond that the constructor warns, since the warm-up
+    needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
+    can differentiate the model, otherwise ``pm.sample_smc`` or several steps on blocks
+    of at most 50 dimensions.
+
     Sampler statistics (HamiltonianMC names where the meaning is the same): ``accept``
     (min(1, exp(-energy_error))), ``accepted`` (0.0/1.0), ``step_size``, ``n_steps``,
     ``energy`` (Hamiltonian of the state kept), ``energy_error`` (:math:`H` at the end point minus
@@ -253,6 +267,7 @@ class KMCStep(GradientFreeStep):
         "surrogate_scale": (np.float64, []),
         **({"tune": (bool, [])} if EMIT_TUNE_STAT else {}),
     }
+    documented_max_dim = 50
     _state_class = KMCState
     #: test hook: a negative control sets this to False to accept with the surrogate energy
     _use_true_target: ClassVar[bool] = True
@@ -284,57 +299,68 @@ class KMCStep(GradientFreeStep):
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
     ) -> None:
-        if estimator not in ESTIMATORS:
-            raise ValueError(
-                f"Unknown `estimator` {estimator!r}; choose one of {', '.join(ESTIMATORS)} "
-                "('lite' is the robust default, 'finite' scales to long histories)."
-            )
-        self.estimator = estimator
-        self.n_history = _check_int("n_history", n_history, minimum=10)
-        self.n_features = _check_int("n_features", n_features, minimum=1)
+        self.estimator = check_choice(
+            "estimator",
+            estimator,
+            ESTIMATORS,
+            hint="'lite' is the robust default, 'finite' scales to long histories.",
+        )
+        self.n_history = check_int("n_history", n_history, minimum=10)
+        self.n_features = check_int("n_features", n_features, minimum=1)
         self.cv_lengthscale, self.fixed_lengthscale = _parse_lengthscale(lengthscale)
         if regularisation is None:
             self.lite_regularisation, self.finite_regularisation = 1.0, 5.0
         else:
-            value = float(regularisation) if _is_number(regularisation) else math.nan
-            if not (math.isfinite(value) and value >= 0.0):
-                raise ValueError(
-                    f"`regularisation` (lambda) must be a finite number >= 0, got "
-                    f"{regularisation!r}; leave it unset for the defaults."
-                )
+            value = check_nonnegative(
+                "regularisation",
+                regularisation,
+                also="None (the defaults)",
+                hint="It is the ridge lambda of the score-matching fit.",
+            )
             if value == 0.0 and estimator != "lite":
                 raise ValueError(
-                    "`regularisation` must be > 0 for the finite estimator (its linear system "
-                    "is singular without a ridge)."
+                    f"`regularisation` must be > 0 with estimator={estimator!r} (the finite "
+                    f"estimator's linear system is singular without a ridge), got "
+                    f"{regularisation!r}; leave it unset for the default."
                 )
             self.lite_regularisation = self.finite_regularisation = value
-        self.step_size_range = _check_step_size_range(step_size_range)
-        self.n_steps_range = _check_n_steps_range(n_steps_range)
-        target_accept = float(target_accept) if _is_number(target_accept) else math.nan
-        if not 0.0 < target_accept < 1.0:
-            raise ValueError(
-                f"`target_accept` must lie strictly between 0 and 1, got {target_accept!r} "
-                "(0.6-0.8 suits Hamiltonian proposals)."
-            )
-        self.target_accept = target_accept
-        if mass not in MASS_OPTIONS:
-            raise ValueError(f"`mass` must be one of {MASS_OPTIONS}, got {mass!r}.")
-        self.mass = mass
-        self.adapt_start = _check_int("adapt_start", adapt_start, minimum=10)
-        growth = float(refit_growth) if _is_number(refit_growth) else math.nan
-        if not (math.isfinite(growth) and growth > 1.0):
-            raise ValueError(f"`refit_growth` must be a finite number > 1, got {refit_growth!r}.")
-        self.refit_growth = growth
+        self.step_size_range = check_number_range(
+            "step_size_range", step_size_range, labels=("eps_min", "eps_max")
+        )
+        self.n_steps_range = check_int_range(
+            "n_steps_range", n_steps_range, labels=("L_min", "L_max")
+        )
+        self.target_accept = check_number(
+            "target_accept",
+            target_accept,
+            minimum=0.0,
+            maximum=1.0,
+            open_minimum=True,
+            open_maximum=True,
+            hint="0.6-0.8 suits Hamiltonian proposals.",
+        )
+        self.mass = check_choice("mass", mass, MASS_OPTIONS)
+        self.adapt_start = check_int("adapt_start", adapt_start, minimum=10)
+        self.refit_growth = check_number(
+            "refit_growth", refit_growth, minimum=1.0, open_minimum=True
+        )
         if warmup_explore is None:
             warmup_explore = 0.5 if initial_history is None else 0.0
-        explore = float(warmup_explore) if _is_number(warmup_explore) else math.nan
-        if not 0.0 <= explore <= 1.0:
-            raise ValueError(f"`warmup_explore` must lie in [0, 1], got {warmup_explore!r}.")
-        self.warmup_explore = explore
-        self.capacity = _check_int(
-            "history_capacity",
-            max(10 * self.n_history, 10_000) if history_capacity is None else history_capacity,
-            minimum=self.n_history,
+        else:
+            warmup_explore = check_number(
+                "warmup_explore", warmup_explore, minimum=0.0, maximum=1.0, also="None"
+            )
+        self.warmup_explore = float(warmup_explore)
+        if history_capacity is not None:
+            history_capacity = check_int(
+                "history_capacity",
+                history_capacity,
+                minimum=self.n_history,
+                also="None (max(10 * n_history, 10000))",
+                hint="It must hold at least `n_history` states.",
+            )
+        self.capacity = (
+            max(10 * self.n_history, 10_000) if history_capacity is None else history_capacity
         )
         self.initial_history = None  # validated once the base class knows the dimension
         super().__init__(
@@ -814,17 +840,9 @@ class KMCStep(GradientFreeStep):
         return (update_stats,)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-
-
 def _parse_lengthscale(lengthscale: Any) -> tuple[bool, float]:
     """``"cv"`` or a positive finite float -> (cross-validate?, fixed value)."""
     if isinstance(lengthscale, str):
-        if lengthscale == "cv":
-            return True, math.nan
-        raise ValueError(f"`lengthscale` must be 'cv' or a positive number, got {lengthscale!r}.")
-    value = float(lengthscale) if _is_number(lengthscale) else math.nan
-    if not (math.isfinite(value) and value > 0.0):
-        raise ValueError(f"`lengthscale` must be 'cv' or a positive number, got {lengthscale!r}.")
-    return False, value
+        check_choice("lengthscale", lengthscale, ("cv",), also="a finite number > 0")
+        return True, math.nan
+    return False, check_positive("lengthscale", lengthscale, also="'cv'")
