@@ -15,11 +15,21 @@ The steps of this package (:class:`~pymc_kameleon.KameleonStep`,
 variables in the model's log-density, treat their values as auxiliary state, draw fresh values
 only for proposals, and keep the current state's estimate. PyMC's own samplers re-evaluate the
 current state with new noise, which is biased (Monte Carlo within Metropolis).
+
+So that no other route evaluates such a term by accident, both functions wrap it in a
+:class:`NoisyTermGuard`: an identity Op that refuses to be compiled (:class:`NoisyTermError`) or
+differentiated, so PyMC's samplers fail when they are built, before any draw. Our steps remove the
+guards (:func:`strip_noisy_guards`) before they compile the log-density, plain ``pm.sample()``
+assigns :class:`~pymc_kameleon.KameleonStep` to the continuous variables of a model with a noisy
+term, and :func:`allow_noisy_evaluation` lets the guards compile for a deliberate evaluation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import contextvars
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,6 +37,7 @@ import pymc as pm
 import pytensor.tensor as pt
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.op import Op
+from pytensor.graph.replace import graph_replace
 from pytensor.tensor.random.basic import integers
 
 from pymc_kameleon._compat import ancestors, modelcontext, rvs_in_graph
@@ -34,13 +45,309 @@ from pymc_kameleon._compat import ancestors, modelcontext, rvs_in_graph
 __all__ = [
     "SEED_UPPER_BOUND",
     "EstimatorOp",
+    "NoisyTermError",
+    "NoisyTermGuard",
+    "allow_noisy_evaluation",
     "estimator_potential",
+    "has_noisy_terms",
     "noise_variables",
+    "noisy_evaluation_allowed",
     "noisy_potential",
+    "strip_noisy_guards",
 ]
 
 #: black-box estimators get seeds drawn uniformly from ``[0, SEED_UPPER_BOUND)``
 SEED_UPPER_BOUND = 2**62
+
+_STEPS = "KameleonStep, AdaptiveMetropolis or KMCStep"
+# PyTensor re-raises compile-time errors with this debugging report appended (raise_with_op);
+# it names PyTensor internals and says nothing useful about a refused noisy term.
+_PYTENSOR_REPORT = "\nApply node that caused the error"
+_evaluation_allowed: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "pymc_kameleon_noisy_evaluation_allowed", default=False
+)
+# models that received a noisy term (and their root models), for KameleonStep.competence
+_NOISY_MODELS: weakref.WeakSet = weakref.WeakSet()
+# model -> (number of potentials, whether one holds a guard): has_noisy_terms without a graph walk
+_GUARDED_MODELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+# -----------------------------------------------------------------------------------------------
+# the guard around every noisy term
+class NoisyTermError(ValueError):
+    """Something other than this package's steps tried to evaluate a stochastic estimate.
+
+    Raised when a PyTensor function containing a term made by :func:`noisy_potential` or
+    :func:`estimator_potential` is compiled outside :func:`allow_noisy_evaluation`, e.g. when
+    ``pm.Metropolis()``, ``pm.Slice()`` or ``model.compile_logp()`` is built on such a model.
+
+    Parameters
+    ----------
+    message : str
+        The explanation (PyTensor's debugging report, if it appended one, is dropped).
+    """
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(str(message).split(_PYTENSOR_REPORT, 1)[0])
+
+
+def noisy_evaluation_allowed() -> bool:
+    """Whether the code runs inside :func:`allow_noisy_evaluation`.
+
+    Returns
+    -------
+    bool
+    """
+    return _evaluation_allowed.get()
+
+
+@contextlib.contextmanager
+def allow_noisy_evaluation() -> Iterator[None]:
+    """Let the noisy terms of a model compile, be evaluated and differentiated, as identities.
+
+    Outside this context, compiling a PyTensor function that contains a term made by
+    :func:`noisy_potential` or :func:`estimator_potential` raises :class:`NoisyTermError`, and
+    differentiating one raises ``NotImplementedError``: PyMC's samplers would draw fresh noise at
+    the current state at every iteration, which biases the posterior. Inside it, the guards are
+    identities, for a deliberate evaluation: debugging (``model.compile_logp()``,
+    ``model.point_logps()``), or a sampler you know keeps the current state's estimate. The
+    permission is checked when a function is *compiled* (a function compiled inside keeps
+    working outside) and is local to the current thread and context (a ``contextvars``
+    variable), so other threads are not affected.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> import pymc as pm
+    >>> import pymc_kameleon as pk
+    >>> with pm.Model() as model:
+    ...     mu = pm.Normal("mu")
+    ...     _ = pk.noisy_potential("loglike", -0.5 * (mu - pm.Normal.dist()) ** 2)
+    >>> with pk.allow_noisy_evaluation():
+    ...     logp = model.compile_logp()     # a fresh estimate at every call
+    >>> bool(logp({"mu": 0.0}) != logp({"mu": 0.0}))
+    True
+    """
+    token = _evaluation_allowed.set(True)
+    try:
+        yield
+    finally:
+        _evaluation_allowed.reset(token)
+
+
+class NoisyTermGuard(Op):
+    """Identity Op that marks a stochastic likelihood estimate and refuses evaluation.
+
+    :func:`noisy_potential` and :func:`estimator_potential` wrap their term in it. Compiling a
+    function that contains it raises :class:`NoisyTermError` (``make_thunk``; with the Numba
+    backend, when the graph is translated), and so does ``perform``; its gradient raises
+    ``NotImplementedError``, so PyMC sees no gradient and never assigns NUTS. Both name the term
+    and the fix. The steps of this package remove the guards with :func:`strip_noisy_guards`
+    before compiling; :func:`allow_noisy_evaluation` turns them into plain identities.
+
+    Parameters
+    ----------
+    term : str
+        Name of the potential, for the messages.
+    kind : str
+        The function that made it (``"noisy_potential"`` or ``"estimator_potential"``).
+    """
+
+    __props__ = ("term", "kind")
+    view_map = {0: [0]}  # noqa: RUF012 (PyTensor's Op API)
+
+    def __init__(self, term: str, kind: str) -> None:
+        self.term = str(term)
+        self.kind = str(kind)
+
+    def make_node(self, x) -> Apply:
+        """Build the node: the output has the input's type."""
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def evaluation_message(self) -> str:
+        """Why the term may not be evaluated here, and what to do instead.
+
+        Returns
+        -------
+        str
+        """
+        return (
+            f"The model term {self.term!r} is a stochastic likelihood estimate "
+            f"(pymc_kameleon.{self.kind}), and a sampler or function other than this package's "
+            f"pseudo-marginal steps is being compiled to evaluate it. PyMC's samplers (NUTS, "
+            "Metropolis, Slice, DEMetropolisZ, SMC, ...) draw fresh noise at every evaluation, "
+            "also at the current state, and that biases the posterior. Sample all the model's "
+            f"variables with one of {_STEPS}: plain pm.sample() assigns KameleonStep "
+            "automatically, or pass pm.sample(step=pymc_kameleon.KameleonStep()); these steps "
+            "sample continuous variables only, so marginalise any discrete variable. To "
+            "evaluate the term anyway (debugging, or a sampler you know keeps the current "
+            "state's estimate), compile inside `with pymc_kameleon.allow_noisy_evaluation():`."
+        )
+
+    def gradient_message(self) -> str:
+        """Why the term has no gradient, and what to do instead.
+
+        Returns
+        -------
+        str
+        """
+        return (
+            f"The model term {self.term!r} is a stochastic likelihood estimate "
+            f"(pymc_kameleon.{self.kind}) and has no gradient: NUTS, HamiltonianMC, ADVI and "
+            "find_MAP would follow the gradient of one noise draw. Sample the model with a "
+            f"gradient-free pseudo-marginal step, {_STEPS}: plain pm.sample() assigns "
+            "KameleonStep automatically, or pass pm.sample(step=pymc_kameleon.KameleonStep())."
+        )
+
+    def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
+        """Refuse to compile, unless inside :func:`allow_noisy_evaluation` (then an identity)."""
+        if not noisy_evaluation_allowed():
+            raise NoisyTermError(self.evaluation_message())
+        input_storage = storage_map[node.inputs[0]]
+        output_storage = storage_map[node.outputs[0]]
+        computed = None if compute_map is None else compute_map[node.outputs[0]]
+
+        def thunk() -> None:
+            output_storage[0] = input_storage[0]
+            if computed is not None:
+                computed[0] = True
+
+        thunk.inputs = [input_storage]
+        thunk.outputs = [output_storage]
+        thunk.lazy = False
+        return thunk
+
+    def perform(self, node, inputs, output_storage) -> None:
+        """Identity inside :func:`allow_noisy_evaluation`; refuse otherwise."""
+        if not noisy_evaluation_allowed():
+            raise NoisyTermError(self.evaluation_message())
+        output_storage[0][0] = inputs[0]
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        """The input's shape (so shape queries never evaluate the term)."""
+        return input_shapes
+
+    def L_op(self, inputs, outputs, output_grads):
+        """Refuse, unless inside :func:`allow_noisy_evaluation` (then the identity's gradient)."""
+        if noisy_evaluation_allowed():
+            return [output_grads[0]]
+        raise NotImplementedError(self.gradient_message())
+
+    def __str__(self) -> str:
+        return f"NoisyTermGuard{{{self.term}}}"
+
+
+def _is_guard(var: Variable) -> bool:
+    return var.owner is not None and isinstance(var.owner.op, NoisyTermGuard)
+
+
+def strip_noisy_guards(graph: Variable | Sequence[Variable]) -> Variable | list[Variable]:
+    """Replace every :class:`NoisyTermGuard` in a graph by its input.
+
+    The steps of this package call it on the model's log-density before compiling it; they keep
+    the current state's estimate, so they may evaluate the terms. Variables upstream of the
+    guards (the noise random variables among them) keep their identity.
+
+    Parameters
+    ----------
+    graph : pytensor Variable or sequence of Variables
+
+    Returns
+    -------
+    pytensor Variable or list of Variables
+        The same structure as ``graph``; ``graph`` itself when it contains no guard.
+    """
+    single = isinstance(graph, Variable)
+    outputs = [graph] if single else list(graph)
+    # one guard at a time: a guard may hide inside another guard's input, and graph_replace
+    # refuses replacements of which one is an ancestor of another
+    while (guard := next((v for v in ancestors(outputs) if _is_guard(v)), None)) is not None:
+        outputs = graph_replace(outputs, {guard: guard.owner.inputs[0]})
+    return outputs[0] if single else outputs
+
+
+def has_noisy_terms(model=None) -> bool:
+    """Whether a model holds a term made by :func:`noisy_potential` or :func:`estimator_potential`.
+
+    Parameters
+    ----------
+    model : pymc.Model, optional
+        Defaults to the model on the context stack.
+
+    Returns
+    -------
+    bool
+    """
+    model = modelcontext(model)
+    n_potentials = len(model.potentials)  # potentials are only ever added
+    cached = _GUARDED_MODELS.get(model)
+    if cached is None or cached[0] != n_potentials:
+        found = bool(n_potentials) and any(_is_guard(v) for v in ancestors(model.potentials))
+        cached = _GUARDED_MODELS[model] = (n_potentials, found)
+    return cached[1]
+
+
+def _guard(term: Variable, name: str, kind: str, model) -> Variable:
+    """Wrap a noisy term in its guard, and remember that the model has one."""
+    _register_backends()
+    for owner in (model, getattr(model, "root", model)):
+        _NOISY_MODELS.add(owner)
+    return NoisyTermGuard(name, kind)(term)
+
+
+def in_noisy_model(rv: Variable) -> bool:
+    """Whether a model random variable belongs to a model with a noisy term.
+
+    The models are those that received a term from :func:`noisy_potential` or
+    :func:`estimator_potential` (held by weak references), and the model on the context stack
+    if it contains a guarded term (e.g. a clone made by ``pm.do`` or ``pm.observe``).
+
+    Parameters
+    ----------
+    rv : pytensor Variable
+        A random variable of a model (what ``competence`` receives).
+
+    Returns
+    -------
+    bool
+    """
+    if any(rv in model.rvs_to_values for model in list(_NOISY_MODELS)):
+        return True
+    try:
+        context = pm.Model.get_context(error_if_none=False)
+    except Exception:  # e.g. a model-access block on the stack
+        return False
+    return context is not None and rv in context.rvs_to_values and has_noisy_terms(context)
+
+
+_backends_registered = False
+
+
+def _register_backends() -> None:
+    """Teach PyTensor's Numba backend the guard: refused when translated, unless allowed."""
+    global _backends_registered
+    if _backends_registered:
+        return
+    _backends_registered = True
+    try:
+        from pytensor.link.numba.dispatch import basic as numba_basic
+    except ImportError:  # pragma: no cover - numba is optional for PyTensor < 2.x
+        return
+
+    @numba_basic.register_funcify_and_cache_key(NoisyTermGuard)
+    def _numba_funcify_guard(op, node=None, **kwargs):
+        if not noisy_evaluation_allowed():
+            raise NoisyTermError(op.evaluation_message())
+
+        @numba_basic.numba_njit
+        def identity(x):
+            return x
+
+        return identity, None  # never cached: the permission is checked at every translation
 
 
 def noise_variables(graph: Variable | Sequence[Variable]) -> list[Variable]:
@@ -71,7 +378,10 @@ def noisy_potential(name: str, log_estimate: Any, model=None) -> Variable:
     (``pm.Normal.dist(...)``, ``pm.math``-style functions of them, ``pt.random.*``) and whose
     *exponential* is an unbiased estimate of the likelihood it stands for. This is a checked
     ``pm.Potential``: it refuses graphs with no noise (use ``pm.Potential`` for those) and
-    non-scalar estimates are summed as ``pm.Potential`` would.
+    non-scalar estimates are summed as ``pm.Potential`` would. The term is wrapped in a
+    :class:`NoisyTermGuard`, so only this package's steps can evaluate it: plain ``pm.sample()``
+    assigns :class:`~pymc_kameleon.KameleonStep`, and PyMC's samplers raise
+    :class:`NoisyTermError` (or ``NotImplementedError`` for a gradient) when they are built.
 
     Parameters
     ----------
@@ -113,7 +423,7 @@ def noisy_potential(name: str, log_estimate: Any, model=None) -> Variable:
             "deterministic. Use pm.Potential for deterministic terms; a stochastic estimate "
             "draws its noise inside the graph, e.g. with pm.Normal.dist(...)."
         )
-    return pm.Potential(name, log_estimate, model=model)
+    return pm.Potential(name, _guard(log_estimate, name, "noisy_potential", model), model=model)
 
 
 class EstimatorOp(Op):
@@ -211,7 +521,9 @@ def estimator_potential(
     estimate of the likelihood (importance sampling, a particle filter, an ABC kernel average).
     The randomness is a seed drawn in the graph; the samplers of this package store it with the
     current state, so the current estimate is never re-drawn and runs are reproducible under
-    ``pm.sample(random_seed=...)``.
+    ``pm.sample(random_seed=...)``. As with :func:`noisy_potential`, the term is guarded so that
+    only this package's steps can evaluate it (plain ``pm.sample()`` assigns
+    :class:`~pymc_kameleon.KameleonStep`).
 
     Parameters
     ----------
@@ -247,6 +559,8 @@ def estimator_potential(
     if not params:
         raise ValueError("`theta` must contain at least one tensor.")
     op = EstimatorOp(estimate, len(params))
+    params = [pt.as_tensor_variable(p) for p in params]
     seed = integers(0, SEED_UPPER_BOUND, dtype="int64")
     seed.name = f"{name}_seed"
-    return pm.Potential(name, op(seed, *params), model=model)
+    term = _guard(op(seed, *params), name, "estimator_potential", model)
+    return pm.Potential(name, term, model=model)
