@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import inspect
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import pymc as pm
+import pytensor
 import pytensor.tensor as pt
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.op import Op
@@ -58,6 +60,8 @@ __all__ = [
 
 #: black-box estimators get seeds drawn uniformly from ``[0, SEED_UPPER_BOUND)``
 SEED_UPPER_BOUND = 2**62
+#: seed of the generator of the trial call :func:`estimator_potential` makes at construction
+TRIAL_SEED = 20140621
 
 _STEPS = "KameleonStep, AdaptiveMetropolis or KMCStep"
 # PyTensor re-raises compile-time errors with this debugging report appended (raise_with_op);
@@ -498,15 +502,26 @@ class EstimatorOp(Op):
         return f"EstimatorOp{{{name}}}"
 
 
+def _real_number(value: Any) -> float | None:
+    """``value`` as a float if it is one real number (a size-1 real array counts), else None."""
+    try:
+        array = np.asarray(value)
+    except Exception:
+        return None
+    if array.size != 1 or not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array):
+        return None
+    return float(array.reshape(()))
+
+
 def _as_log_estimate(value: Any, estimate: Callable) -> float:
     """Check that an estimator returned one real number."""
-    array = np.asarray(value)
-    if array.size != 1 or not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array):
+    number = _real_number(value)
+    if number is None:
         raise TypeError(
             f"The estimator {estimate!r} must return one real number (log p_hat), got "
             f"{value!r}. Return -inf where the likelihood is zero."
         )
-    return float(array.reshape(()))
+    return number
 
 
 def estimator_potential(
@@ -524,6 +539,11 @@ def estimator_potential(
     ``pm.sample(random_seed=...)``. As with :func:`noisy_potential`, the term is guarded so that
     only this package's steps can evaluate it (plain ``pm.sample()`` assigns
     :class:`~pymc_kameleon.KameleonStep`).
+
+    The estimator is checked here, not at sampling: its signature must accept
+    ``(theta, rng)``, and one trial call at the model's initial point, with a generator of its own
+    (seed :data:`TRIAL_SEED`, so no random state of the model or of NumPy is used), must return
+    one real number that is finite or ``-inf``.
 
     Parameters
     ----------
@@ -544,6 +564,14 @@ def estimator_potential(
     pytensor TensorVariable
         The registered potential.
 
+    Raises
+    ------
+    TypeError
+        If ``estimate`` is not callable, cannot be called as ``estimate(theta, rng)``, or its
+        trial call returns something other than one real number.
+    ValueError
+        If the trial call raises, or returns NaN or ``+inf``.
+
     Examples
     --------
     >>> import numpy as np, pymc as pm
@@ -560,7 +588,76 @@ def estimator_potential(
         raise ValueError("`theta` must contain at least one tensor.")
     op = EstimatorOp(estimate, len(params))
     params = [pt.as_tensor_variable(p) for p in params]
+    _check_estimator(name, estimate, params, model)
     seed = integers(0, SEED_UPPER_BOUND, dtype="int64")
     seed.name = f"{name}_seed"
     term = _guard(op(seed, *params), name, "estimator_potential", model)
     return pm.Potential(name, term, model=model)
+
+
+_EXPECTED_SIGNATURE = "estimate(theta, rng) -> float"
+
+
+def _estimator_name(estimate: Callable) -> str:
+    return getattr(estimate, "__qualname__", None) or type(estimate).__name__
+
+
+def _check_estimator(name: str, estimate: Callable, params: list[Variable], model) -> None:
+    """Check the signature, then call the estimator once at the model's initial point.
+
+    The trial call uses its own generator (seed :data:`TRIAL_SEED`), so it neither consumes nor
+    depends on any random state of the model or of NumPy.
+    """
+    label = f"estimator_potential({name!r}): the estimator {_estimator_name(estimate)!r}"
+    try:
+        signature = inspect.signature(estimate)
+    except (TypeError, ValueError):  # builtins and some C callables have none: the call decides
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind(None, None)
+        except TypeError as err:
+            raise TypeError(
+                f"{label} has the signature {signature}, which cannot be called as "
+                f"{_EXPECTED_SIGNATURE} ({err}). It must take the parameter value(s) first and "
+                "a numpy.random.Generator second, and return log p_hat."
+            ) from None
+    theta = _initial_values(params, model)
+    if theta is None:  # the parameters are themselves random: no meaningful trial point
+        return
+    try:
+        value = estimate(theta, np.random.default_rng(TRIAL_SEED))
+    except Exception as err:
+        raise ValueError(
+            f"{label} raised {type(err).__name__}: {err} when called once as "
+            f"{_EXPECTED_SIGNATURE} at the model's initial point, theta = {theta!r}. It must "
+            "accept the parameter value(s) (an ndarray, or a tuple of them for several "
+            "tensors) and a numpy.random.Generator, and return log p_hat."
+        ) from err
+    number = _real_number(value)
+    if number is None:
+        raise TypeError(
+            f"{label} returned {value!r} (of type {type(value).__name__}) when called once as "
+            f"{_EXPECTED_SIGNATURE} at the model's initial point, theta = {theta!r}; it must "
+            "return one real number, log p_hat (-inf where the likelihood is zero)."
+        )
+    if np.isnan(number) or number == np.inf:
+        raise ValueError(
+            f"{label} returned {number} when called once as {_EXPECTED_SIGNATURE} at the "
+            f"model's initial point, theta = {theta!r}; log p_hat must be a finite number, or "
+            "-inf where the likelihood is zero. Fix the estimator, or give the model an "
+            "initial point where it is defined (initval=...)."
+        )
+
+
+def _initial_values(params: list[Variable], model) -> Any:
+    """The parameter tensors evaluated at the model's initial point (what ``estimate`` gets)."""
+    graphs = model.replace_rvs_by_values(params)
+    if rvs_in_graph(graphs):
+        return None
+    point = model.initial_point(random_seed=TRIAL_SEED)
+    used = set(ancestors(graphs))
+    inputs = [v for v in model.value_vars if v in used]
+    fn = pytensor.function(inputs, graphs, mode="FAST_COMPILE", on_unused_input="ignore")
+    values = [np.asarray(v) for v in fn(*[point[v.name] for v in inputs])]
+    return values[0] if len(values) == 1 else tuple(values)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import math
 import pickle
 import threading
 import weakref
@@ -24,7 +25,7 @@ from pymc.sampling.mcmc import assign_step_methods
 from pymc.step_methods import STEP_METHODS
 from pymc.step_methods.compound import Competence
 from pytensor.compile.ops import as_op
-from test_pseudo_marginal import MODELS, SAMPLE_KW, blackbox_model, native_model
+from test_pseudo_marginal import MODELS, SAMPLE_KW, blackbox_model, native_model, noisy_estimate
 
 import pymc_kameleon
 from pymc_kameleon import (
@@ -33,11 +34,13 @@ from pymc_kameleon import (
     KMCStep,
     NoisyTermError,
     allow_noisy_evaluation,
+    estimator_potential,
     noisy_potential,
 )
 from pymc_kameleon._compat import register_step_method
 from pymc_kameleon.pseudo_marginal import (
     _NOISY_MODELS,
+    TRIAL_SEED,
     NoisyTermGuard,
     has_noisy_terms,
     in_noisy_model,
@@ -350,6 +353,129 @@ def test_allow_noisy_evaluation_is_local_to_a_thread():
     thread.join()
     assert results["allowed"] is True
     assert not noisy_evaluation_allowed()
+
+
+# -----------------------------------------------------------------------------------------------
+# the black-box estimator is checked when the potential is built
+def one_argument(theta):
+    return -0.5 * float(np.sum(theta**2))
+
+
+def three_arguments(rng, theta, extra):
+    return -0.5 * float(np.sum(theta**2))
+
+
+def swapped(rng, theta):
+    return -0.5 * float(np.sum(theta**2)) + rng.standard_normal()
+
+
+class WrongCall:
+    def __call__(self, theta):
+        return 0.0
+
+
+def returns_a_vector(theta, rng):
+    return np.array([0.0, 1.0])
+
+
+def returns_a_string(theta, rng):
+    return "0.5"
+
+
+def returns_nan(theta, rng):
+    return math.nan
+
+
+def returns_plus_inf(theta, rng):
+    return math.inf
+
+
+def raises(theta, rng):
+    raise KeyError("missing table")
+
+
+@pytest.mark.parametrize(
+    ("estimate", "error", "match"),
+    [
+        (one_argument, TypeError, r"'one_argument' has the signature \(theta\)"),
+        (three_arguments, TypeError, r"'three_arguments' has the signature \(rng, theta, extra\)"),
+        (WrongCall(), TypeError, r"'WrongCall' has the signature \(theta\)"),
+        (swapped, ValueError, r"'swapped' raised TypeError: .*Generator"),
+        (returns_a_vector, TypeError, r"returned array\(\[0\., 1\.\]\).*one real number"),
+        (returns_a_string, TypeError, r"returned '0\.5' \(of type str\)"),
+        (returns_nan, ValueError, r"returned nan.*finite number, or -inf"),
+        (returns_plus_inf, ValueError, r"returned inf.*finite number, or -inf"),
+        (raises, ValueError, r"raised KeyError: 'missing table'"),
+    ],
+    ids=lambda v: getattr(v, "__name__", None) or type(v).__name__,
+)
+def test_bad_estimators_fail_when_the_potential_is_built(estimate, error, match):
+    with pm.Model() as model:
+        x = pm.Normal("x", shape=2)
+        with pytest.raises(error, match=match) as info:
+            estimator_potential("loglike", estimate, x)
+    message = str(info.value)
+    assert "estimator_potential('loglike')" in message
+    assert "estimate(theta, rng) -> float" in message
+    assert model.potentials == []  # nothing was added
+
+
+def test_good_estimators_pass_the_check():
+    def with_default(theta, rng, scale=1.0):
+        return -0.5 * scale * float(np.sum(theta**2))
+
+    def minus_inf(theta, rng):
+        return -math.inf
+
+    class Callable:
+        def __call__(self, theta, rng):
+            return np.float32(0.5)
+
+    def two_tensors(theta, rng):
+        a, s = theta
+        return float(-0.5 * np.sum(a**2) - s)
+
+    with pm.Model() as model:
+        x = pm.Normal("x", shape=2)
+        s = pm.HalfNormal("s")
+        estimator_potential("a", with_default, x)
+        estimator_potential("b", minus_inf, x)
+        estimator_potential("c", Callable(), x)
+        estimator_potential("d", two_tensors, [x, s])
+        estimator_potential("e", lambda theta, rng: np.array([0.25]), x * 2)  # size-1 array
+    assert len(model.potentials) == 5
+
+
+def test_trial_call_is_one_call_at_the_initial_point_with_its_own_generator():
+    seen = []
+
+    def estimate(theta, rng):
+        seen.append((np.array(theta, copy=True), rng.random()))
+        return noisy_estimate(theta, rng)
+
+    global_state = np.random.get_state()[1].copy()
+    with pm.Model() as model:
+        x = pm.Normal("x", 1.5, 1.0, shape=2)
+        estimator_potential("loglike", estimate, x)
+    assert len(seen) == 1
+    np.testing.assert_array_equal(seen[0][0], model.initial_point()["x"])
+    assert seen[0][1] == np.random.default_rng(TRIAL_SEED).random()
+    np.testing.assert_array_equal(np.random.get_state()[1], global_state)
+    # the same check gives the same trial, whatever the seeds used elsewhere
+    pm.sample(step=KameleonStep(model=model), model=model, **TINY)
+    with pm.Model():
+        y = pm.Normal("x", 1.5, 1.0, shape=2)
+        estimator_potential("loglike", estimate, y)
+    assert seen[-1][1] == seen[0][1]
+
+
+def test_sampling_stays_reproducible_after_the_check():
+    runs = []
+    for _ in range(2):
+        with blackbox_model():
+            idata = pm.sample(**TINY)
+        runs.append(idata["posterior"]["x"].values)
+    np.testing.assert_array_equal(*runs)
 
 
 def test_package_exports():
