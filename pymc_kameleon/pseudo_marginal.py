@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import inspect
+import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -46,12 +47,14 @@ from pymc_kameleon._compat import ancestors, modelcontext, rvs_in_graph
 
 __all__ = [
     "SEED_UPPER_BOUND",
+    "TRIAL_SEED",
     "EstimatorOp",
     "NoisyTermError",
     "NoisyTermGuard",
     "allow_noisy_evaluation",
     "estimator_potential",
     "has_noisy_terms",
+    "in_noisy_model",
     "noise_variables",
     "noisy_evaluation_allowed",
     "noisy_potential",
@@ -70,8 +73,10 @@ _PYTENSOR_REPORT = "\nApply node that caused the error"
 _evaluation_allowed: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "pymc_kameleon_noisy_evaluation_allowed", default=False
 )
-# models that received a noisy term (and their root models), for KameleonStep.competence
+# models that received a noisy term (and their root models), for KameleonStep.competence; the
+# lock keeps a snapshot from racing an insertion made by another thread
 _NOISY_MODELS: weakref.WeakSet = weakref.WeakSet()
+_NOISY_MODELS_LOCK = threading.Lock()
 # model -> (number of potentials, whether one holds a guard): has_noisy_terms without a graph walk
 _GUARDED_MODELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -298,8 +303,9 @@ def has_noisy_terms(model=None) -> bool:
 def _guard(term: Variable, name: str, kind: str, model) -> Variable:
     """Wrap a noisy term in its guard, and remember that the model has one."""
     _register_backends()
-    for owner in (model, getattr(model, "root", model)):
-        _NOISY_MODELS.add(owner)
+    with _NOISY_MODELS_LOCK:
+        for owner in (model, getattr(model, "root", model)):
+            _NOISY_MODELS.add(owner)
     return NoisyTermGuard(name, kind)(term)
 
 
@@ -319,7 +325,9 @@ def in_noisy_model(rv: Variable) -> bool:
     -------
     bool
     """
-    if any(rv in model.rvs_to_values for model in list(_NOISY_MODELS)):
+    with _NOISY_MODELS_LOCK:
+        models = list(_NOISY_MODELS)
+    if any(rv in model.rvs_to_values for model in models):
         return True
     try:
         context = pm.Model.get_context(error_if_none=False)
