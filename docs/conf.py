@@ -71,7 +71,7 @@ numpydoc_validation_exclude = {
     r"Kernel\.(value|grad)$",
     r"\.(TuningOnly|VanishingAdaptation)\.probability$",
     # PyTensor Op methods (their contract is PyTensor's)
-    r"\.(make_node|perform)$",
+    r"\.(make_node|perform|make_thunk|infer_shape|L_op)$",
     # result records (named tuples and dataclasses returned by functions, never built by hand)
     r"\.LeapfrogResult$",
     r"\.MHDecision$",

@@ -34,7 +34,7 @@ from pymc_kameleon._compat import (
 )
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
 from pymc_kameleon.core.checks import ArgumentTypeError, check_bool, check_int, check_mapping, show
-from pymc_kameleon.pseudo_marginal import noise_variables
+from pymc_kameleon.pseudo_marginal import in_noisy_model, noise_variables, strip_noisy_guards
 from pymc_kameleon.step_methods.noise import check_noise_ownership, compile_noisy_log_density
 
 __all__ = [
@@ -160,7 +160,8 @@ class GradientFreeStep(ArrayStepShared):
         self._warn_beyond_documented_dim()
         self.schedule: AdaptationSchedule = make_schedule(adaptation)
         shared = make_shared_replacements(initial_point, vars, model)
-        logp_graph = model.logp()
+        # our steps keep the current state's estimate, so they may evaluate the noisy terms
+        logp_graph = strip_noisy_guards(model.logp())
         noise = noise_variables(logp_graph)
         self._logp = None
         self._noisy_logp = None
@@ -371,13 +372,30 @@ class GradientFreeStep(ArrayStepShared):
     # PyMC integration
     @staticmethod
     def competence(var, has_grad):
-        """COMPATIBLE with continuous variables, INCOMPATIBLE with discrete ones.
+        """How suited the step is to a model variable, for ``pm.sample``'s automatic assignment.
 
-        Never auto-assigned ahead of NUTS; pass the step explicitly to use it.
+        IDEAL for a continuous variable of a model with a stochastic likelihood estimate
+        (:func:`~pymc_kameleon.noisy_potential`, :func:`~pymc_kameleon.estimator_potential`),
+        which only this package's steps sample exactly; COMPATIBLE for other continuous variables
+        (never chosen ahead of PyMC's own steps, which come first in ``STEP_METHODS`` and win
+        ties); INCOMPATIBLE for discrete variables.
+
+        Parameters
+        ----------
+        var : pytensor Variable
+            The model random variable.
+        has_grad : bool
+            Whether PyMC can differentiate the model's log-density with respect to it (unused).
+
+        Returns
+        -------
+        pymc.step_methods.compound.Competence
         """
-        if var.dtype in continuous_types:
-            return Competence.COMPATIBLE
-        return Competence.INCOMPATIBLE
+        if var.dtype not in continuous_types:
+            return Competence.INCOMPATIBLE
+        if in_noisy_model(var):
+            return Competence.IDEAL
+        return Competence.COMPATIBLE
 
 
 def _check_rng(rng: Any) -> None:
