@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import ClassVar
 
+import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
@@ -70,6 +71,21 @@ def test_page_code_runs(page, tiny_sample, tmp_path, monkeypatch):
             exec(compile(block, str(page), "exec"), namespace)
     finally:
         plt.close("all")
+
+
+@pytest.mark.slow
+def test_readme_quick_start_meets_its_own_criteria(tmp_path, monkeypatch, capsys):
+    """The quick start, at its real budget, passes the rule its own comment states."""
+    block = python_blocks(ROOT / "README.md")[0]
+    assert "r_hat < 1.01 and ess_bulk > 400" in block
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "readme_quick_start"}
+    exec(compile(block, str(ROOT / "README.md"), "exec"), namespace)
+    summary = az.summary(namespace["idata"], kind="diagnostics", round_to="none")
+    with capsys.disabled():
+        print(f"\nREADME quick start at full budget:\n{summary}")
+    assert (summary["r_hat"] < 1.01).all(), summary
+    assert (summary["ess_bulk"] > 400).all(), summary
 
 
 STEP_CLASSES = (KameleonStep, KMCStep, AdaptiveMetropolis)
