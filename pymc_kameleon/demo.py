@@ -8,8 +8,8 @@ It samples the banana with both step methods, prints a table of efficiency and a
 metrics, and saves a scatter plot of (x1, x2) over contours of the exact density. Before it
 starts it prints how long it should take (:func:`estimate_seconds`): with the defaults, 4 chains
 of 5000 tuning and 5000 draw iterations per sampler on 2 processes, about 35 s on two idle
-cores. Busy cores make it slower: it took 87 s while other jobs kept both cores of the 2-core
-machine busy (load average 7-9; BENCHMARKS.md, "The demo").
+cores. Busy cores make it slower: it took 87 and 91 s while other jobs kept both cores of the
+2-core machine busy (load average 7-9; BENCHMARKS.md, "The demo").
 
 Why this target and budget. The KAMH paper's strongly twisted B(0.1, 100) needs its
 40 000-iteration warm-up before KameleonStep's history covers the banana's arms; this demo used
