@@ -7,10 +7,12 @@ Fragments that are not meant to run stand in ```` ```py ```` or ``{code-block}``
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import ClassVar
 
+import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
@@ -71,6 +73,21 @@ def test_page_code_runs(page, tiny_sample, tmp_path, monkeypatch):
         plt.close("all")
 
 
+@pytest.mark.slow
+def test_readme_quick_start_meets_its_own_criteria(tmp_path, monkeypatch, capsys):
+    """The quick start, at its real budget, passes the rule its own comment states."""
+    block = python_blocks(ROOT / "README.md")[0]
+    assert "r_hat < 1.01 and ess_bulk > 400" in block
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "readme_quick_start"}
+    exec(compile(block, str(ROOT / "README.md"), "exec"), namespace)
+    summary = az.summary(namespace["idata"], kind="diagnostics", round_to="none")
+    with capsys.disabled():
+        print(f"\nREADME quick start at full budget:\n{summary}")
+    assert (summary["r_hat"] < 1.01).all(), summary
+    assert (summary["ess_bulk"] > 400).all(), summary
+
+
 STEP_CLASSES = (KameleonStep, KMCStep, AdaptiveMetropolis)
 NOISY_ONLY = {"noise_sd"}
 
@@ -126,3 +143,31 @@ def test_stats_page_catches_a_missing_stat(monkeypatch):
     tables = stats_page_tables()
     documented = tables["Statistics of every step"] | tables["KameleonStep"]
     assert declared_stats(Undocumented) - documented == {"mystery"}
+
+
+def conf_settings(*names: str) -> dict:
+    """Literal top-level assignments of docs/conf.py, read without running it."""
+    tree = ast.parse((ROOT / "docs" / "conf.py").read_text())
+    found = {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        value = getattr(node, "value", None)
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id in names and value is not None:
+                found[target.id] = ast.literal_eval(value)
+    return found
+
+
+def test_mathjax_is_shipped_not_fetched():
+    """The docs render formulas offline: mathjax_path is a file in html_static_path, no URL."""
+    conf = conf_settings("extensions", "mathjax_path", "html_static_path")
+    assert "sphinx.ext.mathjax" in conf["extensions"]
+    path = conf["mathjax_path"]
+    assert "://" not in path and not path.startswith("//"), f"mathjax_path is a URL: {path}"
+    candidates = [ROOT / "docs" / static / path for static in conf["html_static_path"]]
+    existing = [c for c in candidates if c.is_file()]
+    assert existing, f"{path} is in none of the static folders {conf['html_static_path']}"
+    script = existing[0]
+    assert script.stat().st_size > 1_000_000  # the whole single-file build, not a stub
+    assert "MathJax" in script.read_text(errors="replace")[:200_000]
+    assert (script.parent / "LICENSE").is_file()
