@@ -34,6 +34,7 @@ from pymc_kameleon._compat import (
     make_shared_replacements,
     modelcontext,
 )
+from pymc_kameleon.core._threads import limit_blas_in_forked_worker
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
 from pymc_kameleon.pseudo_marginal import noise_variables
 from pymc_kameleon.step_methods.noise import check_noise_ownership, compile_noisy_log_density
@@ -186,6 +187,7 @@ class GradientFreeStep(ArrayStepShared):
         raise NotImplementedError
 
     def _start_chain(self, rng, tune: int | None = None) -> None:
+        limit_blas_in_forked_worker()
         self.rng = get_random_generator(rng, copy=False)
         self.tune = True if tune is None else bool(tune)
         self._reset_chain_state()
