@@ -222,3 +222,23 @@ def test_moves_are_counted_during_warm_up_only():
     for _ in range(50):
         point, _ = step.step(point)
     assert step.n_moved == accepted
+
+
+def noisy_estimate(theta, rng):
+    return -0.5 * float(theta @ theta) + 10.0 * rng.standard_normal()
+
+
+def test_a_very_noisy_estimate_is_named_as_the_cause():
+    """A chain stuck behind one lucky, very high estimate: the message points at the noise."""
+    with pm.Model() as model:
+        x = pm.Normal("x", 0.0, 1.0, shape=2)
+        estimator_potential("loglike", noisy_estimate, x)
+        step = KameleonStep()
+    step.set_rng(1)
+    step.step(model.initial_point())  # measures the noise at the first iteration
+    assert step.noise_sd > 3.0
+    step.n_moved, step.iteration = 0, 200  # as if nothing had been accepted since
+    message = step._stuck_chain_message()
+    assert "0 of 200 warm-up proposals moved the chain" in message
+    assert "very noisy (noise_sd about" in message
+    assert "rescale" not in message

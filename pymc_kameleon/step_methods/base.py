@@ -283,6 +283,13 @@ class GradientFreeStep(ArrayStepShared):
                 "(estimator) returns NaN there; check it at points near the start, or start "
                 "elsewhere with pm.sample(initvals={...})."
             )
+        elif self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
+            cause = (
+                "The likelihood estimate is very noisy (noise_sd about "
+                f"{self.noise_sd:.2g}): an unusually high estimate at the current state makes "
+                "every proposal look worse. Reduce the estimator's variance (more importance "
+                "samples, particles or simulations)."
+            )
         else:
             cause = (
                 "Every proposal was rejected or changed nothing: the posterior is on a scale far "
