@@ -36,6 +36,7 @@ try:
     from pytensor.graph.traversal import ancestors
 except ImportError:  # pytensor < 2.32 keeps it in graph.basic
     from pytensor.graph.basic import ancestors
+from pymc.stats.convergence import SamplerWarning, WarningType
 from pymc.step_methods.arraystep import ArrayStepShared
 from pymc.step_methods.compound import Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
@@ -48,7 +49,9 @@ __all__ = [
     "ArrayStepShared",
     "Competence",
     "RaveledVars",
+    "SamplerWarning",
     "StepMethodState",
+    "WarningType",
     "ancestors",
     "compile_pytensor",
     "continuous_types",

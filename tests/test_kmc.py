@@ -16,6 +16,7 @@ import pymc as pm
 import pytensor.tensor as pt
 import pytest
 from pymc.backends.base import MultiTrace
+from pymc.stats.convergence import SamplerWarning
 from pymc.step_methods.compound import Competence
 from pymc.step_methods.state import equal_dataclass_values
 from test_pymc_integration import (
@@ -130,11 +131,13 @@ def test_stat_names_and_dtypes(sampled):
     _, idata = sampled
     declared = KMCStep.stats_dtypes_shapes
     expected = dict(EXPECTED_STATS, **({"tune": bool} if EMIT_TUNE_STAT else {}))
-    assert set(declared) == set(expected)
+    assert set(declared) == set(expected) | {"warning"}
+    assert declared["warning"] == (SamplerWarning, None)  # as NUTS declares it
     for name, dtype in expected.items():
         assert np.dtype(declared[name][0]) == np.dtype(dtype), name
     for group in ("sample_stats", "warmup_sample_stats"):
         stats = idata[group]
+        assert "warning" not in stats  # PyMC drops it unless keep_warning_stat=True
         for name, dtype in EXPECTED_STATS.items():
             key = "lp" if name == "model_logp" else name
             assert stats[key].dtype == np.dtype(dtype), (group, name)

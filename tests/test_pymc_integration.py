@@ -20,6 +20,7 @@ import pymc as pm
 import pytensor.tensor as pt
 import pytest
 from pymc.backends.base import MultiTrace
+from pymc.stats.convergence import SamplerWarning
 from pymc.step_methods.compound import Competence
 from pymc.step_methods.state import equal_dataclass_values
 
@@ -178,6 +179,7 @@ def test_stat_dtypes(sampled):
         "logp_evals",
         "invalid_proposal",
         "n_history",
+        "warning",
     }
     if step_cls is KameleonStep:
         expected_names.add("bandwidth")
@@ -187,11 +189,13 @@ def test_stat_dtypes(sampled):
     assert declared["accepted"][0] is np.float64
     assert declared["logp_evals"][0] is np.int64
     assert np.dtype(declared["invalid_proposal"][0]) == np.dtype(bool)
+    assert declared["warning"] == (SamplerWarning, None)  # as NUTS declares it
     for group in ("sample_stats", "warmup_sample_stats"):
         stats = idata[group]
         assert "model_logp" not in stats
+        assert "warning" not in stats  # PyMC drops it unless keep_warning_stat=True
         for name, (dtype, shape) in declared.items():
-            if name == "tune":
+            if name in ("tune", "warning"):
                 continue
             key = "lp" if name == "model_logp" else name
             assert key in stats, f"{key} missing from {group}"

@@ -17,7 +17,7 @@ from rich.progress import TextColumn
 from rich.table import Column
 from scipy.linalg import LinAlgError
 
-from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, dataclass_state
+from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
 from pymc_kameleon.core.adaptation import robbins_monro_update
 from pymc_kameleon.core.checks import check_bool, check_number
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
@@ -64,6 +64,7 @@ class AdaptiveMHStep(GradientFreeStep):
         "model_logp": (np.float64, []),
         "logp_evals": (np.int64, []),
         "invalid_proposal": (bool, []),
+        "warning": (SamplerWarning, None),
         **({"tune": (bool, [])} if EMIT_TUNE_STAT else {}),
     }
     _state_class = AdaptiveMHState
@@ -230,6 +231,7 @@ class AdaptiveMHStep(GradientFreeStep):
     def astep(self, q0: RaveledVars) -> tuple[RaveledVars, list[dict[str, Any]]]:
         """Propose, accept or reject, learn; exactly one new log-density evaluation."""
         logp_evals = self._refresh_current(q0.data)
+        self._check_start(q0)
         logp_evals += self._measure_noise()
         x = self.x_current
         chol = self._current_cholesky()
@@ -268,6 +270,7 @@ class AdaptiveMHStep(GradientFreeStep):
             "model_logp": self.logp_current,
             "logp_evals": logp_evals,
             "invalid_proposal": not valid,
+            "warning": self._warning_stat(),
             **self._extra_stats(),
             **self._noise_stats(),
         }

@@ -17,13 +17,18 @@ from dataclasses import field
 from typing import Any, ClassVar
 
 import numpy as np
+from pymc.blocking import DictToArrayBijection
+from pymc.exceptions import SamplingError
 from pymc.model import Model
 from pymc.util import get_random_generator
 
 from pymc_kameleon._compat import (
     ArrayStepShared,
     Competence,
+    RaveledVars,
+    SamplerWarning,
     StepMethodState,
+    WarningType,
     compile_pytensor,
     continuous_types,
     dataclass_state,
@@ -32,6 +37,7 @@ from pymc_kameleon._compat import (
     make_shared_replacements,
     modelcontext,
 )
+from pymc_kameleon.core._threads import limit_blas_in_forked_worker
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
 from pymc_kameleon.core.checks import ArgumentTypeError, check_bool, check_int, check_mapping, show
 from pymc_kameleon.pseudo_marginal import in_noisy_model, noise_variables, strip_noisy_guards
@@ -79,6 +85,9 @@ class GradientFreeState(StepMethodState):
     noise_current: list | None
     shared_snapshot: list | None
     n_invalid: int
+    n_moved: int
+    n_accepted_unmoved: int
+    stuck_warning: str | None
     noise_sum_squares: float
     noise_dof: int
     null_accept_sum: float
@@ -103,6 +112,15 @@ class GradientFreeStep(ArrayStepShared):
     estimate) it was accepted with, and a change of other steps' variables recomputes the
     estimate with the *stored* ``u``. The standard deviation of ``log p_hat`` at the current state
     is measured during warm-up and reported as the ``noise_sd`` stat.
+
+    **Chains that cannot move.** A model without a stochastic likelihood whose log-density is not
+    finite at the starting point raises :class:`pymc.exceptions.SamplingError` at the first
+    iteration, as PyMC's HMC does. During warm-up the step counts the proposals that changed the
+    state and the invalid ones (``n_moved``, ``n_accepted_unmoved``, ``n_invalid``); a chain that
+    never moved, or whose current log-density is not finite, at the end of warm-up gets a
+    :class:`~pymc.stats.convergence.SamplerWarning` in the ``warning`` stat of its first
+    post-warm-up iteration, which PyMC logs (also from worker processes) and leaves out of the
+    InferenceData unless ``pm.sample(keep_warning_stat=True)``.
     """
 
     default_blocked = True
@@ -113,6 +131,8 @@ class GradientFreeStep(ArrayStepShared):
     #: largest number of sampled (raveled) dimensions the step is documented for; the
     #: constructor warns beyond it (None: no limit)
     documented_max_dim: ClassVar[int | None] = None
+    #: what counts as an invalid proposal, for the stuck-chain warning
+    _invalid_description: ClassVar[str] = "had a NaN/-inf log-density"
 
     def __init__(
         self,
@@ -218,6 +238,9 @@ class GradientFreeStep(ArrayStepShared):
         self.noise_current = None
         self.shared_snapshot = None
         self.n_invalid = 0
+        self.n_moved = 0
+        self.n_accepted_unmoved = 0
+        self.stuck_warning = None
         self.noise_sum_squares = 0.0
         self.noise_dof = 0
         self.null_accept_sum = 0.0
@@ -228,6 +251,7 @@ class GradientFreeStep(ArrayStepShared):
         raise NotImplementedError
 
     def _start_chain(self, rng, tune: int | None = None) -> None:
+        limit_blas_in_forked_worker()
         self.rng = get_random_generator(rng, copy=False)
         self.tune = True if tune is None else bool(tune)
         self._reset_chain_state()
@@ -245,7 +269,12 @@ class GradientFreeStep(ArrayStepShared):
         self._reset_chain_state()
 
     def stop_tuning(self) -> None:
-        """End warm-up; warn if a stochastic likelihood estimate is too noisy to mix well."""
+        """End warm-up; check that the chain moved; warn about a too noisy likelihood estimate.
+
+        With ``tune=0`` PyMC calls this before the first iteration: there is nothing to check.
+        """
+        if self.tune and self.iteration > 0:
+            self.stuck_warning = self._stuck_chain_message()
         if self.tune and self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
             warnings.warn(
                 f"{type(self).__name__}: the standard deviation of the log-likelihood estimate "
@@ -259,6 +288,96 @@ class GradientFreeStep(ArrayStepShared):
 
     def _adapting(self) -> bool:
         return bool(self.tune) or self.schedule.adapts_after_tuning
+
+    # ----------------------------------------------------------------------------------------
+    # chains that cannot move
+    def _check_start(self, q0: RaveledVars) -> None:
+        """Refuse a non-finite log-density at the start of a chain (first iteration only).
+
+        Only for models without a stochastic likelihood: an estimate can be ``-inf`` at the start
+        by chance, and the next proposal may well be finite (the end-of-warm-up check reports a
+        chain that stays stuck).
+        """
+        if self.iteration != 0 or self.is_pseudo_marginal or math.isfinite(self.logp_current):
+            return
+        point = DictToArrayBijection.rmap(RaveledVars(self.x_current, q0.point_map_info))
+        values = "\n".join(
+            f"  {name} = {np.array2string(np.asarray(value), threshold=20)}"
+            for name, value in point.items()
+        )
+        raise SamplingError(
+            f"{type(self).__name__}: the model's log-density at the starting point is "
+            f"{self.logp_current}, so the chain cannot start there. Starting values of the step's "
+            f"variables (sampled, i.e. transformed, space):\n{values}\n"
+            "Pass a point inside the support to pm.sample(initvals={...}); "
+            "model.point_logps(point) or model.debug() shows which term is not finite."
+        )
+
+    def _stuck_chain_message(self) -> str | None:
+        """The end-of-warm-up warning for a chain that never moved (None if it moved)."""
+        n = self.iteration
+        logp_finite = math.isfinite(self.logp_current)
+        if self.n_moved > 0 and logp_finite:
+            return None
+        facts = [f"{self.n_moved} of {n} warm-up proposals moved the chain"]
+        if self.n_invalid:
+            facts.append(f"{self.n_invalid} {self._invalid_description}")
+        if self.n_accepted_unmoved:
+            facts.append(
+                f"{self.n_accepted_unmoved} were accepted but too small to change the values in "
+                "floating point"
+            )
+        if not logp_finite:
+            facts.append(f"the log-density at the current state is {self.logp_current}")
+        if not logp_finite and self.is_pseudo_marginal:
+            cause = (
+                "The likelihood estimator returned NaN or -inf at the current state: check that "
+                "it returns a finite log-likelihood for plausible parameters (a NaN estimate is "
+                "never accepted), or start where it is finite with pm.sample(initvals={...})."
+            )
+        elif not logp_finite:
+            cause = (
+                "The chain is outside the support: start it inside with pm.sample(initvals={...}); "
+                "model.point_logps(point) or model.debug() shows which term is not finite."
+            )
+        elif self.n_invalid == n:
+            cause = (
+                "Every proposal landed where the log-density is NaN or -inf: the support around "
+                "the start is much narrower than the proposal, or the likelihood "
+                "(estimator) returns NaN there; check it at points near the start, or start "
+                "elsewhere with pm.sample(initvals={...})."
+            )
+        elif self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
+            cause = (
+                "The likelihood estimate is very noisy (noise_sd about "
+                f"{self.noise_sd:.2g}): an unusually high estimate at the current state makes "
+                "every proposal look worse. Reduce the estimator's variance (more importance "
+                "samples, particles or simulations)."
+            )
+        else:
+            cause = (
+                "Every proposal was rejected or changed nothing: the posterior is on a scale far "
+                "from 1 (e.g. a standard deviation of 1e-6 or 1e6, or a location far larger than "
+                "the spread): rescale the parameters, e.g. sample z ~ N(0, 1) and set "
+                "x = loc + scale * z with loc and scale roughly the posterior's."
+            )
+        variables = ", ".join(v.name for v in self.vars)
+        what = (
+            "this chain never left its starting point during warm-up"
+            if self.n_moved == 0
+            else "this chain ended warm-up at a point with a non-finite log-density"
+        )
+        return (
+            f"{type(self).__name__} ({variables}): {what}: {'; '.join(facts)}. Its draws are "
+            f"not posterior draws. {cause}"
+        )
+
+    def _warning_stat(self) -> SamplerWarning | None:
+        """The ``warning`` stat: the stuck-chain warning at the first post-warm-up iteration."""
+        if self.stuck_warning is None or self.tune:
+            return None
+        message, self.stuck_warning = self.stuck_warning, None
+        return SamplerWarning(WarningType.CONVERGENCE, message, "error", step=self.iteration)
 
     # ----------------------------------------------------------------------------------------
     # the cached log-density of the current state
@@ -283,7 +402,16 @@ class GradientFreeStep(ArrayStepShared):
         return self._noisy_logp(x, noise), noise
 
     def _accept(self, x_new: np.ndarray, logp_new: float, noise_new: list | None) -> None:
-        """Make a proposal the current state, with the noise its estimate was computed with."""
+        """Make a proposal the current state, with the noise its estimate was computed with.
+
+        During warm-up, counts whether the accepted proposal changed the state at all (a step far
+        below the resolution of the values does not).
+        """
+        if self.tune:
+            if np.array_equal(x_new, self.x_current):
+                self.n_accepted_unmoved += 1
+            else:
+                self.n_moved += 1
         self.x_current, self.logp_current, self.noise_current = x_new, logp_new, noise_new
 
     def _refresh_current(self, x0: np.ndarray) -> int:

@@ -11,7 +11,7 @@ from rich.progress import TextColumn
 from rich.table import Column
 from scipy.linalg import LinAlgError
 
-from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, dataclass_state
+from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
 from pymc_kameleon.core._accelerated_leapfrog import finite_leapfrog, lite_leapfrog
 from pymc_kameleon.core._threads import single_blas_thread
 from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale, robbins_monro_update
@@ -242,6 +242,14 @@ class KMCStep(GradientFreeStep):
     Metropolis test uses the stored estimate of the current state and a fresh one at the end
     point, so the chain stays exact.
 
+    ``warning`` is None except at the first iteration after warm-up of a chain that never moved
+    during warm-up (or ended it with a non-finite log-density): then it holds a
+    :class:`~pymc.stats.convergence.SamplerWarning` naming the counts and the likely cause, which
+    PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
+    ``pm.sample(keep_warning_stat=True)``. A model without a stochastic likelihood whose
+    log-density is not finite at the starting point raises
+    :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+
     References
     ----------
     .. [1] Strathmann, H., Sejdinovic, D., Livingstone, S., Szabo, Z., Gretton, A. (2015).
@@ -265,12 +273,16 @@ class KMCStep(GradientFreeStep):
         "lengthscale": (np.float64, []),
         "n_basis": (np.int64, []),
         "surrogate_scale": (np.float64, []),
+        "warning": (SamplerWarning, None),
         **({"tune": (bool, [])} if EMIT_TUNE_STAT else {}),
     }
     documented_max_dim = 50
     _state_class = KMCState
     #: test hook: a negative control sets this to False to accept with the surrogate energy
     _use_true_target: ClassVar[bool] = True
+    _invalid_description: ClassVar[str] = (
+        "had a NaN/-inf log-density or a trajectory that left the finite numbers"
+    )
 
     def __init__(
         self,
@@ -483,6 +495,7 @@ class KMCStep(GradientFreeStep):
         if self.iteration == 0 and self.surrogate is None and self.initial_history is not None:
             self._fit_initial()
         logp_evals = self._refresh_current(q0.data)
+        self._check_start(q0)
         logp_evals += self._measure_noise()
         explore = self.tune and (
             self.surrogate is None
@@ -501,6 +514,7 @@ class KMCStep(GradientFreeStep):
             "lengthscale": float(self.lengthscale),
             "n_basis": self._n_basis(),
             "surrogate_scale": self.surrogate_scale,
+            "warning": self._warning_stat(),
             **self._noise_stats(),
         }
         if EMIT_TUNE_STAT:
