@@ -46,7 +46,11 @@ def keyword_only(*, iteration, tuning):
 
 
 @pytest.mark.parametrize("step_cls", STEP_CLASSES, ids=lambda c: c.__name__)
-@pytest.mark.parametrize("fn", [one_argument, three_arguments, keyword_only, lambda: 1.0], ids=show)
+@pytest.mark.parametrize(
+    "fn",
+    [one_argument, three_arguments, keyword_only, lambda: 1.0],
+    ids=["one_argument", "three_arguments", "keyword_only", "no_arguments"],
+)
 def test_wrong_arity_fails_at_construction(model, step_cls, fn):
     with pytest.raises(TypeError) as info:
         build(step_cls, model, fn)

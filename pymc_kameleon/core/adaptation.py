@@ -343,6 +343,10 @@ class RunningMoments:
         self.count = 0
         self.mean = np.zeros(dim)
         self.scatter = np.zeros((dim, dim))
+        # how often a vector differed from the one before it: a chain stuck at one point gives a
+        # zero covariance that must not be used as a proposal covariance
+        self.changes = 0
+        self.last: np.ndarray | None = None
 
     def update(self, x: np.ndarray) -> None:
         """Add one vector: O(dim^2) work, constant memory.
@@ -355,6 +359,9 @@ class RunningMoments:
         delta = x - self.mean
         self.mean = self.mean + delta / self.count
         self.scatter = self.scatter + np.outer(delta, x - self.mean)
+        if self.last is not None and not np.array_equal(x, self.last):
+            self.changes += 1
+        self.last = np.array(x, dtype=float, copy=True)
 
     def update_batch(self, xs: np.ndarray) -> None:
         """Add several vectors at once (rows of ``xs``), merging moments as Chan et al. do.
@@ -375,6 +382,21 @@ class RunningMoments:
         self.mean = self.mean + delta * (n_b / n)
         self.scatter = self.scatter + centred.T @ centred + np.outer(delta, delta) * (n_a * n_b / n)
         self.count = n
+        previous = xs if self.last is None else np.vstack([self.last, xs])
+        self.changes += int(np.count_nonzero(np.any(previous[1:] != previous[:-1], axis=1)))
+        self.last = xs[-1].copy()
+
+    def has_spread(self) -> bool:
+        """Whether the vectors changed often enough (``dim + 1`` times) for a usable covariance.
+
+        A chain that has not moved yet has a zero covariance; used as a proposal covariance it
+        would keep the chain where it is forever.
+
+        Returns
+        -------
+        bool
+        """
+        return self.changes > self.mean.shape[0]
 
     def covariance(self) -> np.ndarray:
         """Unbiased sample covariance (requires at least two vectors).
@@ -392,6 +414,8 @@ class RunningMoments:
         self.count = 0
         self.mean = np.zeros_like(self.mean)
         self.scatter = np.zeros_like(self.scatter)
+        self.changes = 0
+        self.last = None
 
     def __eq__(self, other: object) -> bool:
         """Compare contents exactly."""
@@ -399,6 +423,7 @@ class RunningMoments:
             return NotImplemented
         return (
             self.count == other.count
+            and self.changes == other.changes
             and np.array_equal(self.mean, other.mean)
             and np.array_equal(self.scatter, other.scatter)
         )

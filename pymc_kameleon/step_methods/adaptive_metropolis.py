@@ -169,7 +169,10 @@ class AdaptiveMetropolis(AdaptiveMHStep):
 
     def _covariance_in_use(self) -> bool:
         """Whether the running covariance (rather than the identity) shapes the proposal."""
-        return self.initial_history is not None or self.moments.count >= self.adapt_start
+        if self.initial_history is not None:
+            return True
+        # a chain that has not moved would get a zero covariance and never move again
+        return self.moments.count >= self.adapt_start and self.moments.has_spread()
 
     def _scatter(self, x: np.ndarray) -> np.ndarray:
         if self._covariance_in_use():

@@ -609,7 +609,7 @@ class KMCStep(GradientFreeStep):
     def _explore_cholesky(self) -> np.ndarray:
         """Cholesky factor of the adaptive random walk's covariance (warm-up moves)."""
         scale = math.exp(self.explore_log_scale)
-        if self.explore_moments.count > self.dim + 1:
+        if self.explore_moments.count > self.dim + 1 and self.explore_moments.has_spread():
             cov = self.explore_moments.covariance()
             jitter = 1e-6 * max(float(np.mean(np.diag(cov))), 1e-12)
             cov = scale * (cov + jitter * np.eye(self.dim))

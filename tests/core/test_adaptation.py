@@ -262,3 +262,25 @@ def test_tuning_only_with_refresh_probability():
 def test_make_schedule_rejects_a_class():
     with pytest.raises(TypeError, match="instance"):
         make_schedule(TuningOnly)
+
+
+def test_running_moments_has_spread_only_after_the_stream_moved():
+    moments = RunningMoments(2)
+    for _ in range(50):
+        moments.update(np.array([1.0, 2.0]))
+    assert not moments.has_spread()  # a stuck chain: zero covariance
+    moments.update(np.array([1.5, 2.0]))
+    moments.update(np.array([1.5, 2.5]))
+    assert not moments.has_spread()  # two changes in 2-D: not yet
+    moments.update(np.array([1.0, 2.5]))
+    assert moments.has_spread()
+
+
+def test_running_moments_batch_counts_changes_like_single_updates():
+    rows = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [1.0, 0.0], [1.0, 2.0], [3.0, 2.0]])
+    one, batch = RunningMoments(2), RunningMoments(2)
+    for row in rows:
+        one.update(row)
+    batch.update_batch(rows[:3])
+    batch.update_batch(rows[3:])
+    assert one.changes == batch.changes == 3
