@@ -18,6 +18,30 @@ from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep, estimator_p
 TUNE, DRAWS, CHAINS, SEED = 450, 150, 2, 20261123
 
 
+def environment_fingerprint() -> str:
+    """What bit-identical floating point depends on: library versions, CPU and SIMD features.
+
+    Draws are reproducible bit for bit only where these agree (NumPy picks its SIMD kernels,
+    and so its summation order, from the CPU at run time).
+    """
+    import platform
+
+    import pytensor
+    import scipy
+    from numpy._core._multiarray_umath import __cpu_features__
+
+    try:
+        import numba
+
+        jit = f", numba {numba.__version__}"
+    except ImportError:
+        jit = ", no numba"
+    simd = ",".join(sorted(name for name, on in __cpu_features__.items() if on))
+    versions = f"numpy {np.__version__}, scipy {scipy.__version__}, " \
+        f"pytensor {pytensor.__version__}, pymc {pm.__version__}{jit}"  # fmt: skip
+    return f"{platform.machine()} {platform.python_version()}; {versions}; SIMD {simd}"
+
+
 def gaussian_model() -> pm.Model:
     with pm.Model() as model:
         pm.MvNormal("x", mu=np.array([0.5, -1.0, 2.0]), cov=np.array(

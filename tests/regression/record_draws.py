@@ -14,7 +14,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from draw_configs import CONFIGS, run  # noqa: E402
+from draw_configs import CONFIGS, environment_fingerprint, run  # noqa: E402
 
 REFERENCE = HERE / "reference_draws.npz"
 
@@ -28,6 +28,7 @@ def main() -> None:
         ["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True
     ).stdout.strip()
     arrays["__commit__"] = np.array(commit)
+    arrays["__environment__"] = np.array(environment_fingerprint())
     np.savez_compressed(REFERENCE, **arrays)
     print(f"wrote {REFERENCE} ({REFERENCE.stat().st_size / 1024:.0f} kB) at {commit}")
 
