@@ -53,23 +53,43 @@ def _commit() -> str:
         return "unknown"
 
 
-def _done(path: Path) -> set[tuple[str, int]]:
+def _done(path: Path) -> set[tuple[str, int, str]]:
     if not path.exists():
         return set()
     with path.open() as f:
-        return {(r["case"], r["seed"]) for r in map(json.loads, f) if r.get("z") is not None}
+        return {
+            (r["case"], r["seed"], r.get("budget", "")) for r in map(json.loads, f)
+            if r.get("z") is not None
+        }  # fmt: skip
 
 
-def run_one(case: stat_cases.StatCase, seed: int) -> dict:
+def all_cases() -> dict:
+    """Long-run cases and frozen-kernel invariance cases, by name."""
+    return {**stat_cases.CASES, **stat_cases.INVARIANCE_CASES}
+
+
+def budget(case) -> str:
+    """The case's budget as the report shows it (records at another budget are ignored)."""
+    if isinstance(case, stat_cases.InvarianceCase):
+        return f"tune {case.tune}; {case.n_starts} starts × {case.n_steps} steps"
+    return f"{stat_cases.CHAINS}×({case.tune}+{case.draws})"
+
+
+def run_one(case, seed: int) -> dict:
     start = time.perf_counter()
-    record = {"case": case.name, "seed": seed, "seed_offset": seed - case.seed}
+    record = {"case": case.name, "seed": seed, "seed_offset": seed - case.seed,
+              "budget": budget(case)}  # fmt: skip
     try:
-        idata = stat_cases.sample(case, seed)
-        z = stat_cases.zscores(case, idata)
+        if isinstance(case, stat_cases.InvarianceCase):
+            idata = None
+            z = stat_cases.invariance_zscores(case, stat_cases.invariance_draws(case, seed))
+        else:
+            idata = stat_cases.sample(case, seed)
+            z = stat_cases.zscores(case, idata)
         record.update(z=z.values.tolist(), labels=list(z.labels), ess=z.ess.tolist())
         record["max_abs"] = z.max_abs
         try:
-            for check in case.checks:
+            for check in getattr(case, "checks", ()):
                 check(idata)
             record["checks_ok"] = True
         except AssertionError as err:
@@ -86,11 +106,11 @@ def run(args) -> None:
     path = out / "results.jsonl"
     done = _done(path)
     commit = _commit()
-    selected = [c for n, c in stat_cases.CASES.items() if not args.cases or args.cases in n]
+    selected = [c for n, c in all_cases().items() if not args.cases or args.cases in n]
     for k in range(args.seeds):
         for case in selected:  # seeds outer: an interrupted sweep still covers every case
             seed = case.seed + k
-            if (case.name, seed) in done:
+            if (case.name, seed, budget(case)) in done:
                 continue
             record = run_one(case, seed)
             record["commit"] = commit
@@ -108,7 +128,7 @@ def _failure_estimate(rms: float, k: int, tol: float) -> float:
     return float(-np.expm1(k * np.log1p(-one)))
 
 
-def summarise(records: list[dict], case: stat_cases.StatCase) -> dict:
+def summarise(records: list[dict], case) -> dict:
     ok = [r for r in records if r.get("z") is not None]
     z = np.array([r["z"] for r in ok])
     max_abs = np.array([r["max_abs"] for r in ok])
@@ -117,7 +137,7 @@ def summarise(records: list[dict], case: stat_cases.StatCase) -> dict:
     row = {
         "case": case.name,
         "negative": case.negative_control,
-        "budget": f"{stat_cases.CHAINS}×({case.tune}+{case.draws})",
+        "budget": budget(case),
         "seeds": len(ok),
         "crashes": len(records) - len(ok),
         "median_seconds": float(np.median([r["seconds"] for r in ok])) if ok else math.nan,
@@ -149,8 +169,9 @@ def report(args) -> None:
         records = [json.loads(line) for line in f]
     commits = sorted({r.get("commit", "?") for r in records})
     rows = []
-    for name, case in stat_cases.CASES.items():
-        mine = [r for r in records if r["case"] == name]
+    for name, case in all_cases().items():
+        # only runs at the case's current budget count (older budgets stay in the file)
+        mine = [r for r in records if r["case"] == name and r.get("budget") == budget(case)]
         if mine:
             rows.append(summarise(mine, case))
     lines = [

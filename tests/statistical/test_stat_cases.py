@@ -8,13 +8,28 @@ wrong sampler, must miss by more than ``2 * Z_TOL``. The budgets are set from a 
 (``benchmarks/seed_sweep.py``; table in ``benchmarks/results/seed_sweep/report.md``) so that the
 false-failure rate of every test is below 1 %; ``--seed-offset`` (see ``conftest.py``) runs the
 suite at other seeds.
+
+The invariance cases (``InvarianceCase``) check the exactness of a tuned, frozen kernel apart
+from its mixing: exact draws moved by it must stay exact, compared in standard errors of
+independent draws, with the same tolerance.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from stat_cases import CASES, Z_TOL, banana_model, gaussianise_banana, names, sample, zscores
+from stat_cases import (
+    CASES,
+    INVARIANCE_CASES,
+    Z_TOL,
+    banana_model,
+    gaussianise_banana,
+    invariance_draws,
+    invariance_zscores,
+    names,
+    sample,
+    zscores,
+)
 
 POSITIVE = names("")
 NEGATIVE = names("", negative=True)
@@ -36,6 +51,17 @@ def test_negative_control_fails(name):
     case = CASES[name]
     z = zscores(case, sample(case, case.seed))
     assert not z.max_abs < 2 * Z_TOL, f"negative control passed: {z.describe()}"
+
+
+@pytest.mark.parametrize("name", list(INVARIANCE_CASES))
+def test_frozen_kernel_keeps_exact_draws_exact(name, seed_offset):
+    case = INVARIANCE_CASES[name]
+    z = invariance_zscores(case, invariance_draws(case, case.seed + seed_offset))
+    assert np.all(np.isfinite(z.values)), z.describe()
+    if case.negative_control:
+        assert not z.max_abs < 2 * Z_TOL, f"negative control passed: {z.describe()}"
+    else:
+        assert z.max_abs < Z_TOL, z.describe()
 
 
 def test_banana_logp_matches_numpy():
