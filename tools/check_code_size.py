@@ -11,8 +11,11 @@ excluded; a nested function counts towards its parent and is also checked on its
 
 **Private reach-ins** (reported, never fatal): a ``_name`` (not a dunder) that one module takes
 from another, namely ``from x import _y``, ``module._y`` where ``module`` is an imported module,
-and ``obj._y`` where ``obj`` is not ``self`` or ``cls``. The last rule also lists a class's use of
-a private field of another instance of itself (``other._y``); read the list with that in mind.
+``obj._y`` where ``obj`` is not ``self`` or ``cls``, and ``getattr(obj, "_y", ...)``. A private
+*module* imported by a module of its own package (``from pymc_kameleon.plots import _draw`` in
+``plots/``) is the package's own business and is not listed. The ``obj._y`` rule also lists a
+class's use of a private field of another instance of itself (``other._y``); read the list with
+that in mind.
 """
 
 from __future__ import annotations
@@ -110,14 +113,44 @@ def _is_private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
+def _own_private_module(path: str, module: str | None, name: str) -> bool:
+    """True if ``from module import name`` imports a sibling private module of ``path``."""
+    folder = Path(path).parent
+    return (
+        module is not None
+        and module.replace(".", "/") == folder.as_posix().removeprefix("./")
+        and (folder / f"{name}.py").exists()
+    )
+
+
+def _getattr_private(node: ast.AST) -> str | None:
+    """The name ``_y`` of a ``getattr(obj, "_y", ...)`` call on an object other than self/cls."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return None
+    if node.func.id != "getattr" or len(node.args) < 2:
+        return None
+    owner, name = node.args[0], node.args[1]
+    if isinstance(owner, ast.Name) and owner.id in _SELF_NAMES:
+        return None
+    if isinstance(name, ast.Constant) and isinstance(name.value, str) and _is_private(name.value):
+        return name.value
+    return None
+
+
 def private_uses(path: str, tree: ast.Module, lines: list[str]) -> list[PrivateUse]:
-    """Every ``from x import _y``, ``module._y`` and ``obj._y`` (obj not self/cls) in a module."""
+    """Every private import, ``module._y``, ``obj._y`` and ``getattr(obj, "_y")`` in a module."""
     found = []
     modules = _imported_modules(tree)
     for node in ast.walk(tree):
+        hidden = _getattr_private(node)
+        if hidden is not None:
+            text = lines[node.lineno - 1].strip()
+            found.append(PrivateUse(path, node.lineno, f"getattr .{hidden}: {text}"))
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
-                if _is_private(alias.name):
+                if _is_private(alias.name) and not _own_private_module(
+                    path, node.module, alias.name
+                ):
                     text = f"from {node.module} import {alias.name}"
                     found.append(PrivateUse(path, node.lineno, text))
         elif isinstance(node, ast.Attribute) and _is_private(node.attr):
@@ -142,6 +175,7 @@ def scan(package: Path) -> tuple[list[CodeSize], list[CodeSize], list[PrivateUse
         modules.append(CodeSize(path, file.stem, 1, code_lines(lines, skip, 1, len(lines))))
         functions.extend(_function_sizes(path, tree, lines, skip))
         privates.extend(private_uses(path, tree, lines))
+    privates.sort(key=lambda use: (use.path, use.line))
     return modules, functions, privates
 
 
