@@ -1,4 +1,4 @@
-"""Small data sets shipped with the package.
+"""The UCI Glass data, as used by the GP-classification target.
 
 Glass Identification (UCI Machine Learning Repository, German, B., 1987, CC BY 4.0) is
 stored in ``pymc_kameleon/data/glass.csv``; see ``pymc_kameleon/data/GLASS_LICENSE.md``
@@ -7,7 +7,9 @@ numbers, refractive index stored as ``1000 * (RI - 1.518)`` as in ``MASS::fgl``)
 
 The Gaussian-process classification experiment of the Kernel Adaptive Metropolis-Hastings
 and Kernel Hamiltonian Monte Carlo papers uses the binary task *window glass versus the
-rest* on whitened inputs; :func:`load_glass_gpc` returns exactly that.
+rest* on whitened inputs; :func:`load_glass_gpc` returns exactly that
+(:mod:`pymc_kameleon.targets.gp_classification` builds its likelihood estimate). Also
+importable from :mod:`pymc_kameleon.datasets`, its former place.
 
 Only NumPy, SciPy and the standard library are used here.
 """

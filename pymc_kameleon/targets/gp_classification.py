@@ -615,7 +615,7 @@ def make_gpc_log_likelihood_estimator(
     ----------
     X : numpy.ndarray
         Training inputs of shape ``(n, d)`` (for the Glass experiment: the whitened inputs of
-        :func:`pymc_kameleon.datasets.load_glass_gpc`).
+        :func:`pymc_kameleon.targets.glass.load_glass_gpc`).
     y : numpy.ndarray
         Labels in ``{-1, +1}`` of shape ``(n,)``.
     n_importance : int, default 100
