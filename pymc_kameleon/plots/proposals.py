@@ -1,14 +1,7 @@
-"""Pictures of what the adaptive steps learned: Kameleon proposals and KMC trajectories.
+"""Proposal ellipses of a Kameleon or adaptive-Metropolis step over the target (KAMH Figure 2).
 
-:func:`plot_proposals` draws the proposal ellipses of a :class:`~pymc_kameleon.KameleonStep` (or
-:class:`~pymc_kameleon.AdaptiveMetropolis`) at a few states over the target, with the history
-subsample that bends them (Figure 2 of Sejdinovic et al., 2014). :func:`plot_trajectories` draws
-a leapfrog trajectory of a :class:`~pymc_kameleon.KMCStep` on its surrogate gradient next to the
-one on the true gradient (the idea of Figure 1 of Strathmann et al., 2015).
-
-Every state here is a point of the sampled space: the step's variables raveled and concatenated in
-the order of ``step.vars``, on the transformed scale. Plots show two coordinates ``x[i]``,
-``x[j]`` of it. Matplotlib is optional: ``pip install "pymc-kameleon[plot]"``.
+The proposal is read from a step run in this process, or rebuilt from the InferenceData of
+``pm.sample`` (the frozen Kameleon kernel of one chain's draws).
 """
 
 from __future__ import annotations
@@ -17,52 +10,37 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from scipy.stats import chi2
 
-from pymc_kameleon._compat import compile_pytensor
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.kernels import GaussianKernel
-from pymc_kameleon.core.leapfrog import leapfrog_path, sample_momentum
 from pymc_kameleon.core.proposals import kameleon_covariance, random_walk_trace, scale_for_trace
+from pymc_kameleon.plots import _step_access as access
+from pymc_kameleon.plots._draw import (
+    NOT_RUN,
+    POINTS_STYLE,
+    LogDensity,
+    as_state,
+    batched_log_density,
+    check_coords,
+    draw_background,
+    finish_axes,
+    limits_around,
+    new_axes,
+    pyplot,
+)
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHStep
 from pymc_kameleon.step_methods.kameleon import KameleonStep
 
-__all__ = [
-    "KMCTrajectories",
-    "kmc_trajectories",
-    "plot_proposals",
-    "plot_trajectories",
-    "proposal_covariance",
-    "proposal_ellipse",
-]
+__all__ = ["plot_proposals", "proposal_covariance", "proposal_ellipse"]
 
-_INSTALL_HINT = 'pip install "pymc-kameleon[plot]"'
-_NOT_RUN = (
-    "pm.sample(..., cores>1) runs the chains in worker processes, so the step object passed to "
-    "it is never run in this process. Sample with cores=1 (the step then holds the final state "
-    "of the last chain){alternative}."
-)
 _MAX_IDATA_HISTORY = 1000
 _AM_CLOUD_SIZE = 500
-_FD_STEP = np.finfo(float).eps ** (1.0 / 3.0)  # relative step of central differences
-_POINTS_STYLE = {"s": 6, "c": "0.25", "alpha": 0.6, "gid": "history"}
-LogDensity = Callable[[np.ndarray], np.ndarray]
 
 
-def _pyplot() -> Any:
-    """Import ``matplotlib.pyplot``, or say how to install it."""
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as err:
-        raise ImportError(f"pymc_kameleon.plots needs matplotlib: {_INSTALL_HINT}") from err
-    return plt
-
-
-# ------------------------------------------------------------------------------------------------
-# proposal geometry
 def proposal_ellipse(
     mean: np.ndarray, cov: np.ndarray, level: float = 0.95, n_points: int = 200
 ) -> np.ndarray:
@@ -132,7 +110,7 @@ def proposal_covariance(step: AdaptiveMHStep, x: np.ndarray) -> np.ndarray:
         The proposal covariance at ``x``.
     """
     _check_proposal_step(step)
-    return step.proposal_covariance(_as_state(x, step.dim, "x"))
+    return step.proposal_covariance(as_state(x, step.dim, "x"))
 
 
 @dataclass
@@ -153,26 +131,29 @@ def _check_proposal_step(step: Any) -> None:
             "expected a KameleonStep or AdaptiveMetropolis (for a KMCStep use "
             f"plot_trajectories), got {type(step).__name__}."
         )
-    if step.x_current is None or (isinstance(step, KameleonStep) and step.z is None):
+    no_subsample = isinstance(step, KameleonStep) and access.history_subsample(step) is None
+    if access.current_state(step) is None or no_subsample:
         raise ValueError(
             f"{type(step).__name__} holds no learned proposal in this process (it has not been "
             "run here, or a KameleonStep ran fewer than adapt_start iterations). "
-            + _NOT_RUN.format(alternative=", or pass the InferenceData returned by pm.sample")
+            + NOT_RUN.format(alternative=", or pass the InferenceData returned by pm.sample")
         )
 
 
 def _step_view(step: AdaptiveMHStep, rng: np.random.Generator) -> _ProposalView:
     _check_proposal_step(step)
     covariance = partial(proposal_covariance, step)
-    z = getattr(step, "z", None)
+    log_density = batched_log_density(access.compiled_log_density(step))
+    z = access.history_subsample(step)
     if z is not None:
         z = np.array(z, dtype=float)
-        return _ProposalView(covariance, step.dim, z, z, z.mean(axis=0), _step_log_density(step))
+        return _ProposalView(covariance, step.dim, z, z, z.mean(axis=0), log_density)
     # state-independent (adaptive Metropolis): stand-in points from the running moments
-    moments = getattr(step, "moments", None)
-    mean = moments.mean if moments is not None and moments.count > 0 else step.x_current
-    cloud = rng.multivariate_normal(mean, step._scatter(step.x_current), size=_AM_CLOUD_SIZE)
-    return _ProposalView(covariance, step.dim, None, cloud, mean, _step_log_density(step))
+    moments, current = access.running_moments(step), access.current_state(step)
+    mean = moments.mean if moments is not None and moments.count > 0 else current
+    covariance_now = access.learned_covariance(step, current)
+    cloud = rng.multivariate_normal(mean, covariance_now, size=_AM_CLOUD_SIZE)
+    return _ProposalView(covariance, step.dim, None, cloud, mean, log_density)
 
 
 def _idata_view(
@@ -220,84 +201,6 @@ def _spread_states(points: np.ndarray, coord: int, n_states: int) -> np.ndarray:
     return points[order[ranks]]
 
 
-# ------------------------------------------------------------------------------------------------
-# shared drawing helpers
-def _as_state(x: Any, dim: int, name: str) -> np.ndarray:
-    x = np.asarray(x, dtype=float)
-    if x.shape != (dim,) or not np.all(np.isfinite(x)):
-        raise ValueError(f"`{name}` must be a finite state of shape ({dim},), got {x.shape}.")
-    return x
-
-
-def _check_coords(coords: Sequence[int], dim: int) -> tuple[int, int]:
-    try:
-        i, j = (int(c) for c in coords)
-    except (TypeError, ValueError):
-        raise ValueError(f"`coords` must be two coordinate indices, got {coords!r}.") from None
-    if i == j or not (0 <= i < dim and 0 <= j < dim):
-        raise ValueError(f"`coords` must be two distinct indices in [0, {dim}), got {coords!r}.")
-    return i, j
-
-
-def _step_log_density(step: Any) -> LogDensity | None:
-    """The step's compiled log-density as an ``(m, d) -> (m,)`` map; None if pseudo-marginal."""
-    fn = getattr(step, "_logp", None)
-    if fn is None:
-        return None
-    dtype = fn.maker.inputs[0].variable.dtype
-    return lambda states: np.array([float(fn(np.asarray(s, dtype=dtype))) for s in states])
-
-
-def _limits(points: Sequence[np.ndarray], margin: float = 0.08) -> np.ndarray:
-    """Axis limits ``[[x0, x1], [y0, y1]]`` around 2-D point sets, widened by ``margin``."""
-    stacked = np.vstack([p for p in points if p is not None and len(p)])
-    low, high = stacked.min(axis=0), stacked.max(axis=0)
-    span = np.where(high > low, high - low, 1.0)
-    return np.column_stack([low - margin * span, high + margin * span])
-
-
-def _on_slice(
-    fn: LogDensity, center: np.ndarray, coords: tuple[int, int], limits: np.ndarray, size: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Evaluate ``fn`` on a grid over the plotted coordinates, the others fixed at ``center``."""
-    gx, gy = np.meshgrid(np.linspace(*limits[0], size), np.linspace(*limits[1], size))
-    states = np.tile(np.asarray(center, dtype=float), (gx.size, 1))
-    states[:, coords[0]], states[:, coords[1]] = gx.ravel(), gy.ravel()
-    values = np.asarray(fn(states), dtype=float)
-    if values.size != gx.size:
-        raise ValueError("`logp` must map an (m, d) array of states to m log-densities.")
-    return gx, gy, values.reshape(gx.shape)
-
-
-def _draw_background(ax, log_density, center, cloud, coords, limits, grid_size) -> None:
-    """Filled contours of the target density on a 2-D slice, else a histogram of ``cloud``."""
-    if log_density is not None:
-        gx, gy, values = _on_slice(log_density, center, coords, limits, grid_size)
-        finite = np.isfinite(values)
-        if finite.any():
-            density = np.where(finite, np.exp(values - values[finite].max()), 0.0)
-            ax.contourf(gx, gy, density, levels=12, cmap="Blues").set_gid("target-density")
-            return
-    if cloud is not None and len(cloud) > 1:
-        cloud = cloud[:, coords]
-        image = ax.hist2d(cloud[:, 0], cloud[:, 1], bins=40, range=limits, cmap="Blues")[3]
-        image.set_gid("target-histogram")
-
-
-def _finish(ax, coords: tuple[int, int], limits: np.ndarray) -> None:
-    ax.set_xlim(*limits[0])
-    ax.set_ylim(*limits[1])
-    ax.set_xlabel(f"x[{coords[0]}]")
-    ax.set_ylabel(f"x[{coords[1]}]")
-    ax.legend(loc="best", fontsize="small")
-
-
-def _new_axes(plt: Any, ax: Any) -> Any:
-    return plt.subplots(figsize=(6.0, 5.0))[1] if ax is None else ax
-
-
-# ------------------------------------------------------------------------------------------------
-# Kameleon proposals
 def plot_proposals(
     step_or_idata: Any,
     states: np.ndarray | None = None,
@@ -374,7 +277,7 @@ def plot_proposals(
     matplotlib.axes.Axes
         The axes drawn on.
     """
-    plt = _pyplot()
+    plt = pyplot()
     rng = np.random.default_rng(rng)
     if isinstance(step_or_idata, AdaptiveMHStep):
         view = _step_view(step_or_idata, rng)
@@ -388,282 +291,22 @@ def plot_proposals(
                 "KMCStep, use plot_trajectories)."
             ) from None
         view = _idata_view(step_or_idata, gamma, chain, var_names, rng)
-    coords = _check_coords(coords, view.dim)
+    coords = check_coords(coords, view.dim)
     if states is None:
         points = view.history if view.history is not None else view.cloud
         states = _spread_states(points, coords[0], n_states)
-    states = np.array([_as_state(s, view.dim, "states") for s in np.atleast_2d(states)])
+    states = np.array([as_state(s, view.dim, "states") for s in np.atleast_2d(states)])
     block = np.ix_(coords, coords)
     curves = [proposal_ellipse(s[list(coords)], view.covariance(s)[block], level) for s in states]
-    limits = _limits([view.cloud[:, coords], states[:, coords], *curves])
-    ax = _new_axes(plt, ax)
+    limits = limits_around([view.cloud[:, coords], states[:, coords], *curves])
+    ax = new_axes(plt, ax)
     log_density = logp if logp is not None else view.log_density
-    _draw_background(ax, log_density, view.center, view.cloud, coords, limits, grid_size)
+    draw_background(ax, log_density, view.center, view.cloud, coords, limits, grid_size)
     if show_history and view.history is not None:
-        ax.scatter(*view.history[:, coords].T, label="history z", **_POINTS_STYLE)
+        ax.scatter(*view.history[:, coords].T, label="history z", **POINTS_STYLE)
     for i, (state, curve) in enumerate(zip(states[:, coords], curves, strict=True)):
         labels = (f"{100 * level:g}% proposal", "state") if i == 0 else ("_nolegend_",) * 2
         (line,) = ax.plot(*curve.T, lw=1.6, gid=f"proposal-{i}", label=labels[0])
         ax.plot(*state, "o", color=line.get_color(), gid=f"state-{i}", label=labels[1])
-    _finish(ax, coords, limits)
+    finish_axes(ax, coords, limits)
     return ax
-
-
-# ------------------------------------------------------------------------------------------------
-# KMC trajectories
-class KMCTrajectories(NamedTuple):
-    """Two leapfrog paths from the same start and momentum (see :func:`kmc_trajectories`).
-
-    The paths have ``n_steps + 1`` rows, the start included, unless a path left the finite
-    numbers (it then stops at its last finite position).
-
-    Parameters
-    ----------
-    surrogate : numpy.ndarray, shape (n_steps + 1, d)
-        Positions along the step's surrogate gradient.
-    true : numpy.ndarray of shape (n_steps + 1, d), or None
-        Positions along the true gradient; None if none was available or asked for.
-    momentum : numpy.ndarray, shape (d,)
-        Initial momentum.
-    step_size : float
-        Leapfrog step size.
-    n_steps : int
-        Number of leapfrog steps.
-    """
-
-    surrogate: np.ndarray
-    true: np.ndarray | None
-    momentum: np.ndarray
-    step_size: float
-    n_steps: int
-
-
-def _check_kmc_step(step: Any) -> None:
-    if not hasattr(step, "surrogate_gradient"):
-        raise TypeError(f"expected a KMCStep, got {type(step).__name__}.")
-    if step.surrogate is None:
-        raise ValueError(
-            "KMCStep has no fitted surrogate in this process (it has not been run here, or it "
-            "learned fewer than adapt_start states). "
-            + _NOT_RUN.format(alternative=" and tune longer than adapt_start")
-        )
-
-
-def _compiled_gradient(logp_fn: Any) -> Callable[[np.ndarray], np.ndarray] | None:
-    """Gradient of the step's log-density graph w.r.t. its raveled input; None if impossible."""
-    import pytensor
-
-    variable = logp_fn.maker.inputs[0].variable
-    try:
-        grad = pytensor.grad(logp_fn.maker.outputs[0].variable, variable)
-    except (NotImplementedError, TypeError, ValueError):  # an Op without grad, a null gradient
-        return None
-    fn = compile_pytensor([variable], grad)
-    return lambda q: np.asarray(fn(np.asarray(q, dtype=variable.dtype)), dtype=float)
-
-
-def _finite_difference_gradient(
-    log_density: Callable[[np.ndarray], float],
-) -> Callable[[np.ndarray], np.ndarray]:
-    """Central-difference gradient, step ``eps^(1/3) * max(1, |q_i|)`` per coordinate."""
-
-    def gradient(q: np.ndarray) -> np.ndarray:
-        q = np.asarray(q, dtype=float)
-        steps = _FD_STEP * np.maximum(1.0, np.abs(q))
-        grad = np.empty_like(q)
-        for i, h in enumerate(steps):
-            shift = np.zeros_like(q)
-            shift[i] = h
-            grad[i] = (log_density(q + shift) - log_density(q - shift)) / (2.0 * h)
-        return grad
-
-    return gradient
-
-
-def _true_gradient(step: Any, true_gradient: Any) -> Callable[[np.ndarray], np.ndarray] | None:
-    if true_gradient is None or callable(true_gradient):
-        return true_gradient
-    if not (isinstance(true_gradient, str) and true_gradient == "auto"):
-        raise ValueError(
-            f"`true_gradient` must be 'auto', a callable or None, got {true_gradient!r}."
-        )
-    fn = getattr(step, "_logp", None)
-    if fn is None:  # pseudo-marginal: no deterministic log-density to differentiate
-        return None
-    compiled = _compiled_gradient(fn)
-    if compiled is not None:
-        return compiled
-    dtype = fn.maker.inputs[0].variable.dtype
-    return _finite_difference_gradient(lambda q: float(fn(np.asarray(q, dtype=dtype))))
-
-
-def kmc_trajectories(
-    step: Any,
-    start: np.ndarray,
-    *,
-    momentum: np.ndarray | None = None,
-    step_size: float | None = None,
-    n_steps: int | None = None,
-    true_gradient: Any = "auto",
-    rng: int | np.random.Generator | None = None,
-) -> KMCTrajectories:
-    """Leapfrog paths of a run KMCStep on its surrogate gradient and on the true gradient.
-
-    Both paths start from the same position and momentum and use the step's inverse mass
-    (:func:`~pymc_kameleon.core.leapfrog.leapfrog_path`). The surrogate path follows
-    ``step.surrogate_gradient`` (scaled by the calibrated ``surrogate_scale``), as the step's
-    own trajectories do.
-
-    Parameters
-    ----------
-    step : KMCStep
-        A step run in this process (``pm.sample(..., cores=1)``; it holds the last chain's
-        surrogate). With ``cores > 1`` it has no surrogate and a ValueError says so.
-    start : numpy.ndarray, shape (d,)
-        Start position in the sampled (raveled, transformed) space.
-    momentum : numpy.ndarray of shape (d,), optional
-        Initial momentum; default a draw from ``N(0, M)`` with the step's mass.
-    step_size : float, optional
-        Default: the midpoint of ``step.current_step_size_range``.
-    n_steps : int, optional
-        Default: the midpoint of ``step.n_steps_range`` (rounded down).
-    true_gradient : "auto", callable or None, default "auto"
-        ``fn(q) -> gradient`` of the target log-density, ``(d,) -> (d,)``. ``"auto"``
-        differentiates the step's log-density graph with PyTensor (same variables, same order),
-        or, if an Op of the model has no gradient, uses central finite differences of the
-        compiled log-density (``2 d`` evaluations per gradient). For a pseudo-marginal model
-        (a stochastic likelihood estimate) there is no true path: ``true`` is None. None: no
-        true path.
-    rng : int or numpy.random.Generator, optional
-        Seed or generator (:func:`numpy.random.default_rng`) for the momentum.
-
-    Returns
-    -------
-    KMCTrajectories
-        ``(surrogate, true, momentum, step_size, n_steps)``.
-    """
-    _check_kmc_step(step)
-    start = _as_state(start, step.dim, "start")
-    inv_mass = step.inv_mass_diag
-    if momentum is None:
-        momentum = sample_momentum(np.random.default_rng(rng), step.dim, inv_mass)
-    momentum = _as_state(momentum, step.dim, "momentum")
-    step_size = 0.5 * sum(step.current_step_size_range) if step_size is None else step_size
-    n_steps = sum(step.n_steps_range) // 2 if n_steps is None else n_steps
-    path = partial(
-        leapfrog_path, start, momentum, step_size=step_size, n_steps=n_steps, inv_mass_diag=inv_mass
-    )
-    gradient = _true_gradient(step, true_gradient)
-    true = None if gradient is None else path(gradient)
-    return KMCTrajectories(
-        path(step.surrogate_gradient), true, momentum, float(step_size), int(n_steps)
-    )
-
-
-def _fitted_points(step: Any) -> np.ndarray | None:
-    """The lite surrogate's basis, else the stored history (the finite fit's data), else None."""
-    basis = getattr(step.surrogate, "basis", None)
-    if basis is not None:
-        return np.asarray(basis, dtype=float)
-    history = getattr(step, "history", None)
-    if history is not None and history.size > 0:
-        return np.array(history.values[: history.size], dtype=float)
-    return None
-
-
-def plot_trajectories(
-    step: Any,
-    start: np.ndarray | None = None,
-    *,
-    coords: Sequence[int] = (0, 1),
-    momentum: np.ndarray | None = None,
-    step_size: float | None = None,
-    n_steps: int | None = None,
-    true_gradient: Any = "auto",
-    logp: LogDensity | None = None,
-    show_history: bool = True,
-    show_surrogate: bool = True,
-    ax: Any = None,
-    rng: int | np.random.Generator | None = None,
-    grid_size: int = 100,
-) -> Any:
-    """A KMC trajectory on the surrogate gradient next to one on the true gradient.
-
-    Over the target density (filled contours on a 2-D slice, as in :func:`plot_proposals`),
-    with dashed contours of the surrogate log-density ``surrogate_scale * f`` on the same slice,
-    draws the surrogate path (solid, gid ``"surrogate-trajectory"``), the true-gradient path
-    (dashed, gid ``"true-trajectory"``), the start (gid ``"start"``) and the points the surrogate
-    was fitted on (gid ``"history"``: the lite basis, or the stored history for the finite
-    estimator). The slice fixes the other coordinates at the mean of those points.
-
-    Parameters
-    ----------
-    step : KMCStep
-        A step run in this process (see :func:`kmc_trajectories`).
-    start : numpy.ndarray of shape (d,), optional
-        Start position; default the step's current state.
-    coords : pair of int, default (0, 1)
-        Indices of the plotted coordinates in the raveled state.
-    momentum : numpy.ndarray of shape (d,), optional
-        Initial momentum (see :func:`kmc_trajectories`).
-    step_size : float, optional
-        Leapfrog step size (see :func:`kmc_trajectories`).
-    n_steps : int, optional
-        Number of leapfrog steps (see :func:`kmc_trajectories`).
-    true_gradient : "auto", callable or None, default "auto"
-        Gradient for the true path (see :func:`kmc_trajectories`).
-    logp : callable, optional
-        ``logp(states)``, ``(m, d) -> (m,)`` log-densities, for the background; default the
-        step's compiled log-density (a histogram of the fitted points for pseudo-marginal models).
-    show_history : bool, default True
-        Scatter the points the surrogate was fitted on.
-    show_surrogate : bool, default True
-        Draw dashed contours of the surrogate log-density (gid ``"surrogate-contours"``).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure by default.
-    rng : int or numpy.random.Generator, optional
-        Seed or generator for the default momentum.
-    grid_size : int, default 100
-        Grid points per axis for the background and surrogate contours.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The axes drawn on.
-    """
-    plt = _pyplot()
-    _check_kmc_step(step)
-    start = step.x_current if start is None else start
-    path_kwargs = {"step_size": step_size, "n_steps": n_steps, "true_gradient": true_gradient}
-    paths = kmc_trajectories(step, start, momentum=momentum, rng=rng, **path_kwargs)
-    coords = _check_coords(coords, step.dim)
-    fitted = _fitted_points(step)
-    center = paths.surrogate[0] if fitted is None else fitted.mean(axis=0)
-    shown = [paths.surrogate, paths.true, fitted]
-    limits = _limits([p[:, coords] for p in shown if p is not None])
-    ax = _new_axes(plt, ax)
-    log_density = logp if logp is not None else _step_log_density(step)
-    _draw_background(ax, log_density, center, fitted, coords, limits, grid_size)
-    if show_surrogate:
-        _draw_surrogate_contours(ax, step, center, coords, limits, grid_size)
-    if show_history and fitted is not None:
-        ax.scatter(*fitted[:, coords].T, label="surrogate fitted on", **_POINTS_STYLE)
-    surrogate_xy = paths.surrogate[:, coords]
-    ax.plot(*surrogate_xy.T, "-o", ms=3, c="C1", gid="surrogate-trajectory", label="surrogate")
-    if paths.true is not None:
-        ax.plot(*paths.true[:, coords].T, "--", c="C3", gid="true-trajectory", label="true")
-    ax.plot(*surrogate_xy[0], "*", ms=12, c="k", gid="start", label="start")
-    _finish(ax, coords, limits)
-    return ax
-
-
-def _draw_surrogate_contours(ax, step, center, coords, limits, grid_size) -> None:
-    surrogate, scale = step.surrogate, step.surrogate_scale
-
-    def values(states: np.ndarray) -> np.ndarray:
-        return scale * np.array([float(surrogate.value(s)) for s in states])
-
-    gx, gy, f = _on_slice(values, center, coords, limits, grid_size)
-    if np.all(np.isfinite(f)) and np.ptp(f) > 0.0:
-        contours = ax.contour(gx, gy, f, levels=10, colors="0.15", linestyles="dashed")
-        contours.set_gid("surrogate-contours")
