@@ -9,6 +9,10 @@ one on the true gradient (the idea of Figure 1 of Strathmann et al., 2015).
 Every state here is a point of the sampled space: the step's variables raveled and concatenated in
 the order of ``step.vars``, on the transformed scale. Plots show two coordinates ``x[i]``,
 ``x[j]`` of it. Matplotlib is optional: ``pip install "pymc-kameleon[plot]"``.
+
+The figures live in :mod:`pymc_kameleon.plots.proposals` and
+:mod:`pymc_kameleon.plots.trajectories`; every read of a step's internal state goes through
+``plots/_step_access.py``, one function per read.
 """
 
 from pymc_kameleon.plots.proposals import plot_proposals, proposal_covariance, proposal_ellipse
