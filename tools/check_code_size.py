@@ -118,7 +118,7 @@ def _own_private_module(path: str, module: str | None, name: str) -> bool:
     folder = Path(path).parent
     return (
         module is not None
-        and module.replace(".", "/") == folder.as_posix().removeprefix("./")
+        and folder.resolve().as_posix().endswith("/" + module.replace(".", "/"))
         and (folder / f"{name}.py").exists()
     )
 
