@@ -1,4 +1,4 @@
-"""Tests for :mod:`pymc_kameleon.core.gp_classification`."""
+"""Tests for :mod:`pymc_kameleon.targets.gp_classification`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from numpy.polynomial.hermite_e import hermegauss
 from scipy import stats
 from scipy.spatial.distance import cdist
 
-from pymc_kameleon.core.gp_classification import (
+from pymc_kameleon.targets.glass import load_glass_gpc
+from pymc_kameleon.targets.gp_classification import (
     GPCLogLikelihoodEstimator,
     LaplaceConvergenceError,
     ard_gaussian_kernel,
@@ -22,7 +23,6 @@ from pymc_kameleon.core.gp_classification import (
     logistic_log_likelihood,
     make_gpc_log_likelihood_estimator,
 )
-from pymc_kameleon.datasets import load_glass_gpc
 
 # Monte Carlo comparisons pass when |estimate - reference| <= N_SE * (combined standard error).
 N_SE = 4.0

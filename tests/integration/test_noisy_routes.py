@@ -21,11 +21,12 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 import pytest
+from helpers.noisy_models import MODELS, blackbox_model, native_model, noisy_estimate
+from helpers.sampling import SAMPLE_KW
 from pymc.sampling.mcmc import assign_step_methods
 from pymc.step_methods import STEP_METHODS
 from pymc.step_methods.compound import Competence
 from pytensor.compile.ops import as_op
-from test_pseudo_marginal import MODELS, SAMPLE_KW, blackbox_model, native_model, noisy_estimate
 
 import pymc_kameleon
 from pymc_kameleon import (

@@ -10,7 +10,7 @@ import cloudpickle
 import numpy as np
 import pymc as pm
 import pytest
-from test_pymc_integration import SAMPLE_KW, assert_states_equal, posterior_array
+from helpers.sampling import SAMPLE_KW, assert_states_equal, posterior_array
 
 from pymc_kameleon import KMCStep
 from pymc_kameleon.core.leapfrog import leapfrog

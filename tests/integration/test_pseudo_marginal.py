@@ -9,8 +9,17 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 import pytest
+from helpers.noisy_models import (
+    MODELS,
+    NOISE_SD,
+    Y_OBS,
+    blackbox_model,
+    exact_loglike,
+    native_model,
+    noisy_estimate,
+)
+from helpers.sampling import SAMPLE_KW, assert_states_equal, run_direct
 from pymc.step_methods.compound import BlockedStep
-from test_pymc_integration import assert_states_equal, run_direct
 
 from pymc_kameleon import (
     AdaptiveMetropolis,
@@ -25,23 +34,12 @@ from pymc_kameleon.step_methods.base import NOISE_CHECK_REPEATS
 
 STEP_CLASSES = [KameleonStep, AdaptiveMetropolis, KMCStep]
 STEP_IDS = ["kameleon", "am", "kmc"]
-SAMPLE_KW = {"progressbar": False, "compute_convergence_checks": False}
-Y_OBS = np.array([1.0, -0.5])
-NOISE_SD = 0.8
 
 
 def make_step(step_cls, *args, **kwargs):
     """A step that starts adapting early (short test chains)."""
     kwargs.setdefault("adapt_start", 50)
     return step_cls(*args, **kwargs)
-
-
-def exact_loglike(theta: np.ndarray) -> float:
-    return -0.5 * float(np.sum((theta - Y_OBS) ** 2)) - math.log(2 * math.pi)
-
-
-def noisy_estimate(theta: np.ndarray, rng: np.random.Generator) -> float:
-    return exact_loglike(theta) + NOISE_SD * rng.standard_normal() - NOISE_SD**2 / 2
 
 
 class CountingEstimator:
@@ -53,29 +51,6 @@ class CountingEstimator:
     def __call__(self, theta, rng):
         self.calls += 1
         return noisy_estimate(theta, rng)
-
-
-def native_model(extra_y: bool = False, noise_on_y: bool = False) -> pm.Model:
-    with pm.Model() as model:
-        x = pm.Normal("x", 0.0, 1.0, shape=2)
-        loglike = pm.logp(pm.Normal.dist(x, 1.0), Y_OBS).sum()
-        if extra_y:
-            y = pm.Normal("y", x, 1.0, shape=2)
-            if noise_on_y:
-                loglike = loglike + 0.0 * y.sum()
-        z = pm.Normal.dist(0.0, 1.0)
-        noisy_potential("loglike", loglike + NOISE_SD * z - NOISE_SD**2 / 2)
-    return model
-
-
-def blackbox_model(estimate=noisy_estimate) -> pm.Model:
-    with pm.Model() as model:
-        x = pm.Normal("x", 0.0, 1.0, shape=2)
-        estimator_potential("loglike", estimate, x)
-    return model
-
-
-MODELS = {"native": native_model, "blackbox": blackbox_model}
 
 
 # -----------------------------------------------------------------------------------------------

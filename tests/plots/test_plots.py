@@ -31,15 +31,14 @@ from pymc_kameleon.core.leapfrog import kinetic_energy, leapfrog, leapfrog_path,
 from pymc_kameleon.core.proposals import kameleon_covariance
 from pymc_kameleon.plots import (
     KMCTrajectories,
-    _finite_difference_gradient,
-    _idata_view,
-    _true_gradient,
     kmc_trajectories,
     plot_proposals,
     plot_trajectories,
     proposal_covariance,
     proposal_ellipse,
 )
+from pymc_kameleon.plots.proposals import _idata_view
+from pymc_kameleon.plots.trajectories import _finite_difference_gradient, _true_gradient
 from pymc_kameleon.targets import banana_logp, banana_model, gaussian_model
 
 SAMPLE_KW = {

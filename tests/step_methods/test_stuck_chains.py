@@ -17,10 +17,10 @@ import re
 import numpy as np
 import pymc as pm
 import pytest
+from helpers.sampling import assert_states_equal
 from pymc.exceptions import SamplingError
 from pymc.sampling.parallel import ParallelSamplingError
 from pymc.stats.convergence import SamplerWarning, WarningType
-from test_pymc_integration import assert_states_equal
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep, estimator_potential
 

@@ -11,7 +11,7 @@ import pytest
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STEP_CLASSES = [KameleonStep, AdaptiveMetropolis, KMCStep]
 LIMITS = {KameleonStep: 50, KMCStep: 50, AdaptiveMetropolis: 100}
 

@@ -19,7 +19,7 @@ import pytest
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 PAGES = [p for p in PAGES if "_build" not in p.parts and "gallery" not in p.parts]
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)

@@ -1,4 +1,4 @@
-"""Tests for :mod:`pymc_kameleon.datasets` (the shipped UCI Glass data)."""
+"""Tests for :mod:`pymc_kameleon.targets.glass` (the shipped UCI Glass data)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from pymc_kameleon.datasets import (
+from pymc_kameleon.targets.glass import (
     GLASS_FEATURES,
     glass_window_labels,
     load_glass,

@@ -12,13 +12,20 @@ from __future__ import annotations
 import copy
 import math
 import pickle
-from dataclasses import fields
 
 import cloudpickle
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 import pytest
+from helpers.models import coupled_model, exact_posterior_mean_b, mv_model
+from helpers.sampling import (
+    SAMPLE_KW,
+    CountingLogp,
+    assert_states_equal,
+    posterior_array,
+    run_direct,
+)
 from pymc.backends.base import MultiTrace
 from pymc.stats.convergence import SamplerWarning
 from pymc.step_methods.compound import Competence
@@ -34,19 +41,6 @@ STEP_CLASSES = [KameleonStep, AdaptiveMetropolis]
 STEP_IDS = ["kameleon", "adaptive_metropolis"]
 ADAPT_START = 50
 TARGET_ACCEPT = 0.234
-
-# A correlated 3-D Gaussian target.
-MV_MU = np.array([-0.1, 0.5, 1.1])
-_L = np.array([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [-0.3, 0.4, 0.5]])
-MV_COV = _L @ _L.T
-
-SAMPLE_KW = {"progressbar": False, "compute_convergence_checks": False}
-
-
-def mv_model() -> pm.Model:
-    with pm.Model() as model:
-        pm.MvNormal("x", mu=MV_MU, cov=MV_COV)
-    return model
 
 
 def make_step(step_cls, vars=None, **kwargs):
@@ -69,26 +63,6 @@ def untuned_first_scaling(step_cls, accept0: float, dim: int, **kwargs) -> float
         return float(kwargs.get("nu2", 1.0) or 1.0)
     log_s0 = math.log(optimal_rw_scale(dim))
     return math.exp(robbins_monro_update(log_s0, accept0, TARGET_ACCEPT, 0))
-
-
-def assert_states_equal(s1, s2) -> None:
-    assert type(s1) is type(s2)
-    for f in fields(s1):
-        v1, v2 = getattr(s1, f.name), getattr(s2, f.name)
-        assert equal_dataclass_values(v1, v2), f"state field {f.name!r} differs: {v1!r} != {v2!r}"
-
-
-def run_direct(step, point, n):
-    """Call ``step.step`` ``n`` times; return the last point and the list of stats dicts."""
-    all_stats = []
-    for _ in range(n):
-        point, stats = step.step(point)
-        all_stats.append(stats[0])
-    return point, all_stats
-
-
-def posterior_array(idata, name="x") -> np.ndarray:
-    return np.asarray(idata.posterior[name].values)
 
 
 # -----------------------------------------------------------------------------------------------
@@ -368,27 +342,6 @@ def test_rv_to_value_var_assignment(step_cls):
 
 # -----------------------------------------------------------------------------------------------
 # 8. compound sampling with NUTS and the cached-logp invariant
-N_OBS = 20
-Y_OBS = np.random.default_rng(42).normal(loc=[[2.0, 3.0]], scale=1.0, size=(N_OBS, 2))
-B_PRIOR_SD = 10.0
-
-
-def coupled_model() -> pm.Model:
-    with pm.Model() as model:
-        b = pm.Normal("b", 0.0, B_PRIOR_SD)
-        a = pm.Normal("a", mu=b, sigma=1.0, shape=2)
-        pm.Normal("y", mu=a, sigma=1.0, observed=Y_OBS)
-    return model
-
-
-def exact_posterior_mean_b() -> float:
-    # integrating a out: ybar_i | b ~ N(b, 1 + 1/n)
-    v = 1.0 + 1.0 / N_OBS
-    ybar = Y_OBS.mean(axis=0)
-    precision = 2.0 / v + 1.0 / B_PRIOR_SD**2
-    return float(ybar.sum() / v / precision)
-
-
 @pytest.mark.parametrize("step_cls", STEP_CLASSES, ids=STEP_IDS)
 def test_compound_with_nuts(step_cls):
     model = coupled_model()
@@ -527,16 +480,6 @@ def test_explicit_discrete_var_raises(step_cls, dist):
 
 # -----------------------------------------------------------------------------------------------
 # 12. exactly one logp evaluation per iteration, counted for real
-class CountingLogp:
-    def __init__(self, fn):
-        self.fn = fn
-        self.calls = 0
-
-    def __call__(self, *args, **kwargs):
-        self.calls += 1
-        return self.fn(*args, **kwargs)
-
-
 @pytest.mark.parametrize("step_cls", STEP_CLASSES, ids=STEP_IDS)
 def test_logp_calls_counted(step_cls):
     model = mv_model()

@@ -15,20 +15,18 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 import pytest
+from helpers.models import coupled_model, exact_posterior_mean_b, mv_model
+from helpers.sampling import (
+    SAMPLE_KW,
+    CountingLogp,
+    assert_states_equal,
+    posterior_array,
+    run_direct,
+)
 from pymc.backends.base import MultiTrace
 from pymc.stats.convergence import SamplerWarning
 from pymc.step_methods.compound import Competence
 from pymc.step_methods.state import equal_dataclass_values
-from test_pymc_integration import (
-    SAMPLE_KW,
-    CountingLogp,
-    assert_states_equal,
-    coupled_model,
-    exact_posterior_mean_b,
-    mv_model,
-    posterior_array,
-    run_direct,
-)
 
 from pymc_kameleon import KMCStep
 from pymc_kameleon._compat import EMIT_TUNE_STAT

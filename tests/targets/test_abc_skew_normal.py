@@ -1,4 +1,4 @@
-"""Tests for :mod:`pymc_kameleon.core.abc`."""
+"""Tests for :mod:`pymc_kameleon.targets.abc_skew_normal`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from pymc_kameleon.core.abc import (
+from pymc_kameleon.targets.abc_skew_normal import (
     ABC_DIMENSION,
     ABC_EPSILON,
     ABC_N_DRAWS,
