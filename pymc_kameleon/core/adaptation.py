@@ -9,8 +9,8 @@ tends to zero. With :math:`\\sum_t p_t = \\infty` the sampler still adapts indef
 from __future__ import annotations
 
 import inspect
-import numbers
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
