@@ -125,9 +125,6 @@ class GradientFreeStep(ArrayStepShared):
 
     default_blocked = True
     _state_class = GradientFreeState
-    #: test hook: a negative control sets this to True to re-estimate the current state every
-    #: iteration (Monte Carlo within Metropolis, which is biased)
-    _reestimate_current: ClassVar[bool] = False
     #: largest number of sampled (raveled) dimensions the step is documented for; the
     #: constructor warns beyond it (None: no limit)
     documented_max_dim: ClassVar[int | None] = None
@@ -177,6 +174,8 @@ class GradientFreeStep(ArrayStepShared):
         step_name = type(self).__name__
         vars = _resolve_vars(vars, model, step_name)
         self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
+        #: dtype of the raveled points the compiled log-density takes
+        self.logp_dtype = np.result_type(*(np.asarray(initial_point[v.name]) for v in vars))
         self._warn_beyond_documented_dim()
         self.schedule: AdaptationSchedule = make_schedule(adaptation)
         shared = make_shared_replacements(initial_point, vars, model)
@@ -415,18 +414,31 @@ class GradientFreeStep(ArrayStepShared):
         self.x_current, self.logp_current, self.noise_current = x_new, logp_new, noise_new
 
     def _refresh_current(self, x0: np.ndarray) -> int:
-        """Recompute the cached log-density when the point or other steps' variables changed.
+        """The name :class:`~pymc_kameleon.KMCStep` calls; see :meth:`refresh_current`."""
+        return self.refresh_current(x0)
 
-        A new point gets a fresh estimate. If only other steps' variables changed, a
-        pseudo-marginal estimate is recomputed with the *stored* noise: re-drawing it would be
-        Monte Carlo within Metropolis, which is biased. Returns the number of log-density
-        evaluations made (0 or 1).
+    def refresh_current(self, x0: np.ndarray) -> int:
+        """Sync the cached current state with the point PyMC hands over; count evaluations.
+
+        Called at the start of every iteration. A new point gets a fresh estimate. If only other
+        steps' variables changed, a pseudo-marginal estimate is recomputed with the *stored*
+        noise: re-drawing it would be Monte Carlo within Metropolis, which is biased (the
+        statistical tests build that wrong sampler by overriding this method).
+
+        Parameters
+        ----------
+        x0 : numpy.ndarray, shape (d,)
+            The raveled point of the step's variables.
+
+        Returns
+        -------
+        int
+            Log-density evaluations made (0 or 1).
         """
         same_point = self.x_current is not None and np.array_equal(x0, self.x_current)
-        reestimate = self._reestimate_current and self.is_pseudo_marginal
-        if same_point and not reestimate and not self._shared_changed():
+        if same_point and not self._shared_changed():
             return 0
-        if same_point and not reestimate and self.noise_current is not None:
+        if same_point and self.noise_current is not None:
             self.logp_current = self._noisy_logp(self.x_current, self.noise_current)
         else:
             self.x_current = np.array(x0, copy=True)
@@ -478,6 +490,13 @@ class GradientFreeStep(ArrayStepShared):
             )
             self.null_accept_count += values.size
         return NOISE_CHECK_REPEATS
+
+    def _acceptance_ceiling(self) -> float:
+        """The factor :meth:`_noisy_target` multiplies a target by (1 before any noise check)."""
+        if self.null_accept_count == 0:
+            return 1.0
+        ceiling = self.null_accept_sum / self.null_accept_count
+        return min(1.0, max(_MIN_NOISE_CEILING, ceiling))
 
     def _noisy_target(self, target: float) -> float:
         """Acceptance target for step-size or scale learning, lowered by the noise ceiling.

@@ -20,6 +20,8 @@ from pymc_kameleon.core.linalg import (
 )
 from pymc_kameleon.core.proposals.adaptive_covariance import AdaptiveCovarianceProposal
 from pymc_kameleon.core.proposals.kameleon import (
+    AffineMap,
+    KameleonProposal,
     centered_gradient_matrix,
     kameleon_covariance,
     kameleon_gradient_matrix,
@@ -28,12 +30,16 @@ from pymc_kameleon.core.proposals.kameleon import (
     random_walk_trace,
     scale_for_trace,
 )
+from pymc_kameleon.core.proposals.mixture import MixtureProposal
 from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 from pymc_kameleon.core.proposals.random_walk import GaussianRandomWalk
 
 __all__ = [
     "AdaptiveCovarianceProposal",
+    "AffineMap",
     "GaussianRandomWalk",
+    "KameleonProposal",
+    "MixtureProposal",
     "Proposal",
     "Transition",
     "centered_gradient_matrix",

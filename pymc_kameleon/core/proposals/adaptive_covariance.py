@@ -131,7 +131,7 @@ class AdaptiveCovarianceProposal(GaussianRandomWalk):
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
         """Record the current state, then move the scale toward the target acceptance."""
         self.record(transition.state)
-        if self.learn_scale:
+        if self.learn_scale and transition.accept_prob is not None:
             self.scale.update(transition.accept_prob, self.target_accept * transition.target_factor)
 
     def end_warmup(self) -> None:

@@ -31,8 +31,9 @@ class Transition:
     ----------
     state : numpy.ndarray, shape (d,)
         The chain's state after the accept/reject decision.
-    accept_prob : float
-        Acceptance probability of the iteration's proposal.
+    accept_prob : float or None
+        Acceptance probability of the iteration's proposal; None when another proposal made the
+        move (the other components of a mixture): record the state, leave the scale alone.
     iteration : int
         Iterations since the chain started (0-based) at which ``state`` is current.
     tuning : bool
@@ -43,7 +44,7 @@ class Transition:
     """
 
     state: np.ndarray
-    accept_prob: float
+    accept_prob: float | None
     iteration: int
     tuning: bool
     target_factor: float = 1.0

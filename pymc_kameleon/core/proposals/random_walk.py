@@ -122,6 +122,28 @@ class GaussianRandomWalk(Proposal):
 
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         """``x + L @ noise`` with standard normal noise; see :meth:`Proposal.propose`."""
+        move, log_q = self.draw_move(x, rng)
+        # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts its input
+        return (x + move).astype(x.dtype, copy=False), log_q
+
+    def draw_move(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """A draw of ``L(x) @ noise`` and the log-density of ``x`` plus it.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        move : numpy.ndarray, shape (d,)
+        log_q : float
+
+        Raises
+        ------
+        FloatingPointError
+            If the covariance at ``x`` is not finite and positive definite.
+        """
         chol = self.cholesky(x)
         if chol is None:
             raise FloatingPointError(
@@ -130,9 +152,7 @@ class GaussianRandomWalk(Proposal):
                 "`gamma`."
             )
         noise = rng.standard_normal(self.dim)
-        # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts its input
-        x_new = (x + chol @ noise).astype(x.dtype, copy=False)
-        return x_new, gaussian_log_pdf_of_noise(noise, chol)
+        return chol @ noise, gaussian_log_pdf_of_noise(noise, chol)
 
     def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
         """Gaussian log-density of ``to`` under ``N(frm, covariance(frm))``; NaN if not PD."""
