@@ -11,7 +11,7 @@ from pymc_kameleon.core.adaptation import RunningMoments
 from pymc_kameleon.core.checks import check_bool, check_choice, check_int, check_nonnegative
 from pymc_kameleon.core.proposals import AdaptiveCovarianceProposal
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
-from pymc_kameleon.step_methods.base import check_initial_history
+from pymc_kameleon.step_methods.arguments import check_initial_history
 from pymc_kameleon.step_methods.kameleon import check_target_accept
 
 __all__ = ["AdaptiveMetropolis", "AdaptiveMetropolisState"]

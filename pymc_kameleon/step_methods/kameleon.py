@@ -19,7 +19,7 @@ from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.kernels import KERNELS, Kernel, make_kernel
 from pymc_kameleon.core.proposals import KameleonProposal
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
-from pymc_kameleon.step_methods.base import check_initial_history
+from pymc_kameleon.step_methods.arguments import check_initial_history
 
 __all__ = ["KameleonState", "KameleonStep", "check_target_accept"]
 
