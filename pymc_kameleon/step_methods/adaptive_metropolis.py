@@ -74,8 +74,18 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         unchanged. Every coordinate must vary across the rows (a constant one is the mark of a
         stuck pilot chain); fewer than 10 % distinct rows give a warning.
 
+    Attributes
+    ----------
+    proposal : pymc_kameleon.core.proposals.AdaptiveCovarianceProposal
+        The chain's proposal: the running moments ``proposal.moments``, the scale
+        ``proposal.scale`` and ``proposal.covariance(x)``.
+
     Notes
     -----
+    The step is an :class:`~pymc_kameleon.step_methods.adaptive_mh.AdaptiveMHStep` over an
+    :class:`~pymc_kameleon.core.proposals.AdaptiveCovarianceProposal`; ``step.log_density(x)``
+    is the model's log-density at a raveled point.
+
     Documented for up to 100 sampled dimensions (the step's variables raveled;
     ``AdaptiveMetropolis.documented_max_dim``); beyond that the constructor warns, since the warm-up
     needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC

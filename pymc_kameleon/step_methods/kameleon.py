@@ -69,8 +69,9 @@ class KameleonStep(AdaptiveMHStep):
     target_accept : float, default 0.234
         Acceptance probability that :math:`\nu^2` is tuned toward.
     bandwidth : "median" or float, default "median"
-        Kernel length scale. ``"median"`` uses the median pairwise distance of the history
-        subsample (the usual median heuristic), re-estimated at iterations ``adapt_start``,
+        Kernel length scale (the kernels' ``bandwidth``; :class:`~pymc_kameleon.KMCStep` calls
+        the same quantity ``lengthscale``). ``"median"`` uses the median pairwise distance of the
+        history subsample (the usual median heuristic), re-estimated at iterations ``adapt_start``,
         ``2 * adapt_start``, ``4 * adapt_start``, ... during warm-up. On the 8-D banana this was
         more robust than the median divided by :math:`\sqrt 2` (the authors' later code): a
         shorter length scale makes the kernel term vanish sooner in parts of the posterior the
@@ -122,8 +123,23 @@ class KameleonStep(AdaptiveMHStep):
         rows (a constant one is the mark of a stuck pilot chain); fewer than 10 % distinct rows
         give a warning.
 
+    Attributes
+    ----------
+    proposal : pymc_kameleon.core.proposals.KameleonProposal
+        The chain's proposal: its history subsample ``proposal.z``, ``proposal.kernel``, the
+        learned scale ``proposal.scale`` and ``proposal.covariance(x)``.
+    history : pymc_kameleon.core.ChainHistory
+        The chain's history reservoir (``proposal.history``).
+
     Notes
     -----
+    The step is an :class:`~pymc_kameleon.step_methods.adaptive_mh.AdaptiveMHStep` over a
+    :class:`~pymc_kameleon.core.proposals.KameleonProposal`; ``step.log_density(x)`` is the
+    model's log-density at a raveled point. To mix the kernel move with a global one, build the
+    step from proposals, e.g. ``AdaptiveMHStep(proposal=lambda d: MixtureProposal([
+    (KameleonProposal(d), 0.8), (AdaptiveCovarianceProposal(d), 0.2)]))``; its Hastings ratio
+    uses the mixture density, so it stays exact.
+
     Documented for up to 50 sampled dimensions (the step's variables raveled;
     ``KameleonStep.documented_max_dim``); beyond that the constructor warns, since the warm-up
     needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
