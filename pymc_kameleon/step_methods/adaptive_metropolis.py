@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -157,20 +158,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         self.learn_scale = check_bool("learn_scale", scale == "learn")
         self.initial_history: np.ndarray | None = None
 
-        def make_proposal(dim: int) -> AdaptiveCovarianceProposal:
-            if initial_history is not None:
-                self.initial_history = check_initial_history(
-                    initial_history, dim, dim + 1, type(self).__name__
-                )
-            return AdaptiveCovarianceProposal(
-                dim,
-                gamma=self.gamma,
-                min_states=self.adapt_start,
-                learn_scale=self.learn_scale,
-                target_accept=self.target_accept,
-                initial_states=self.initial_history,
-            )
-
+        make_proposal = partial(self._build_proposal, initial_history)
         super().__init__(
             vars,
             proposal=make_proposal,
@@ -182,6 +170,21 @@ class AdaptiveMetropolis(AdaptiveMHStep):
             rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
+        )
+
+    def _build_proposal(self, initial_history: Any, dim: int) -> AdaptiveCovarianceProposal:
+        """The chain's proposal, once the dimension is known (validates ``initial_history``)."""
+        if initial_history is not None:
+            self.initial_history = check_initial_history(
+                initial_history, dim, dim + 1, type(self).__name__
+            )
+        return AdaptiveCovarianceProposal(
+            dim,
+            gamma=self.gamma,
+            min_states=self.adapt_start,
+            learn_scale=self.learn_scale,
+            target_accept=self.target_accept,
+            initial_states=self.initial_history,
         )
 
     @property

@@ -147,33 +147,30 @@ class GradientFreeStep(ArrayStepShared):
         )
         compile_kwargs = check_mapping("compile_kwargs", compile_kwargs)
         check_rng(rng)
-        model = modelcontext(model)
-        if not isinstance(model, Model):
-            raise ArgumentTypeError(
-                f"`model` must be a pymc.Model, or None inside a `with model:` block, got "
-                f"{show(model)}."
-            )
-        if initial_point is None:
-            initial_point = model.initial_point()
-        else:
-            initial_point = check_mapping(
-                "initial_point", initial_point, hint="Use a point such as model.initial_point()."
-            )
-        step_name = type(self).__name__
-        vars = resolve_vars(vars, model, step_name)
+        model, initial_point = _model_and_point(model, initial_point)
+        vars = resolve_vars(vars, model, type(self).__name__)
         self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
         #: dtype of the raveled points the compiled log-density takes
         self.logp_dtype = np.result_type(*(np.asarray(initial_point[v.name]) for v in vars))
         self._warn_beyond_documented_dim()
         self.schedule: AdaptationSchedule = make_schedule(adaptation)
         shared = make_shared_replacements(initial_point, vars, model)
+        self._compile(model, vars, initial_point, shared, compile_kwargs, noise_free_other_steps)
+        self.tune = True
+        super().__init__(vars, shared, blocked=blocked, rng=rng)
+        self._reset_chain_state()
+
+    def _compile(
+        self, model, vars, initial_point, shared, compile_kwargs, noise_free_other_steps
+    ) -> None:
+        """Compile the log-density: ``_logp(x)``, or ``_noisy_logp`` when it draws noise."""
         # our steps keep the current state's estimate, so they may evaluate the noisy terms
         logp_graph = strip_noisy_guards(model.logp())
         noise = noise_variables(logp_graph)
         self._logp = None
         self._noisy_logp = None
         if noise:
-            check_noise_ownership(model, vars, step_name, noise_free_other_steps)
+            check_noise_ownership(model, vars, type(self).__name__, noise_free_other_steps)
             self._noisy_logp = compile_noisy_log_density(
                 logp_graph, noise, initial_point, vars, shared, compile_kwargs
             )
@@ -184,9 +181,6 @@ class GradientFreeStep(ArrayStepShared):
             )
             self._logp = compile_pytensor([raveled_input], logp, **compile_kwargs)
             self._logp.trust_input = True
-        self.tune = True
-        super().__init__(vars, shared, blocked=blocked, rng=rng)
-        self._reset_chain_state()
 
     def _warn_beyond_documented_dim(self) -> None:
         limit = self.documented_max_dim
@@ -316,38 +310,7 @@ class GradientFreeStep(ArrayStepShared):
             )
         if not logp_finite:
             facts.append(f"the log-density at the current state is {self.logp_current}")
-        if not logp_finite and self.is_pseudo_marginal:
-            cause = (
-                "The likelihood estimator returned NaN or -inf at the current state: check that "
-                "it returns a finite log-likelihood for plausible parameters (a NaN estimate is "
-                "never accepted), or start where it is finite with pm.sample(initvals={...})."
-            )
-        elif not logp_finite:
-            cause = (
-                "The chain is outside the support: start it inside with pm.sample(initvals={...}); "
-                "model.point_logps(point) or model.debug() shows which term is not finite."
-            )
-        elif self.n_invalid == n:
-            cause = (
-                "Every proposal landed where the log-density is NaN or -inf: the support around "
-                "the start is much narrower than the proposal, or the likelihood "
-                "(estimator) returns NaN there; check it at points near the start, or start "
-                "elsewhere with pm.sample(initvals={...})."
-            )
-        elif self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
-            cause = (
-                "The likelihood estimate is very noisy (noise_sd about "
-                f"{self.noise_sd:.2g}): an unusually high estimate at the current state makes "
-                "every proposal look worse. Reduce the estimator's variance (more importance "
-                "samples, particles or simulations)."
-            )
-        else:
-            cause = (
-                "Every proposal was rejected or changed nothing: the posterior is on a scale far "
-                "from 1 (e.g. a standard deviation of 1e-6 or 1e6, or a location far larger than "
-                "the spread): rescale the parameters, e.g. sample z ~ N(0, 1) and set "
-                "x = loc + scale * z with loc and scale roughly the posterior's."
-            )
+        cause = self._stuck_chain_cause(logp_finite)
         variables = ", ".join(v.name for v in self.vars)
         what = (
             "this chain never left its starting point during warm-up"
@@ -357,6 +320,40 @@ class GradientFreeStep(ArrayStepShared):
         return (
             f"{type(self).__name__} ({variables}): {what}: {'; '.join(facts)}. Its draws are "
             f"not posterior draws. {cause}"
+        )
+
+    def _stuck_chain_cause(self, logp_finite: bool) -> str:
+        """The likely cause of a stuck chain and its fix, for :meth:`_stuck_chain_message`."""
+        if not logp_finite and self.is_pseudo_marginal:
+            return (
+                "The likelihood estimator returned NaN or -inf at the current state: check that "
+                "it returns a finite log-likelihood for plausible parameters (a NaN estimate is "
+                "never accepted), or start where it is finite with pm.sample(initvals={...})."
+            )
+        if not logp_finite:
+            return (
+                "The chain is outside the support: start it inside with pm.sample(initvals={...}); "
+                "model.point_logps(point) or model.debug() shows which term is not finite."
+            )
+        if self.n_invalid == self.iteration:
+            return (
+                "Every proposal landed where the log-density is NaN or -inf: the support around "
+                "the start is much narrower than the proposal, or the likelihood "
+                "(estimator) returns NaN there; check it at points near the start, or start "
+                "elsewhere with pm.sample(initvals={...})."
+            )
+        if self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
+            return (
+                "The likelihood estimate is very noisy (noise_sd about "
+                f"{self.noise_sd:.2g}): an unusually high estimate at the current state makes "
+                "every proposal look worse. Reduce the estimator's variance (more importance "
+                "samples, particles or simulations)."
+            )
+        return (
+            "Every proposal was rejected or changed nothing: the posterior is on a scale far "
+            "from 1 (e.g. a standard deviation of 1e-6 or 1e6, or a location far larger than "
+            "the spread): rescale the parameters, e.g. sample z ~ N(0, 1) and set "
+            "x = loc + scale * z with loc and scale roughly the posterior's."
         )
 
     def _warning_stat(self) -> SamplerWarning | None:
@@ -531,3 +528,18 @@ class GradientFreeStep(ArrayStepShared):
         if in_noisy_model(var):
             return Competence.IDEAL
         return Competence.COMPATIBLE
+
+
+def _model_and_point(model, initial_point) -> tuple[Model, dict]:
+    """The model (from the context if None) and the initial point (the model's if None)."""
+    model = modelcontext(model)
+    if not isinstance(model, Model):
+        raise ArgumentTypeError(
+            f"`model` must be a pymc.Model, or None inside a `with model:` block, got "
+            f"{show(model)}."
+        )
+    if initial_point is None:
+        return model, model.initial_point()
+    return model, check_mapping(
+        "initial_point", initial_point, hint="Use a point such as model.initial_point()."
+    )

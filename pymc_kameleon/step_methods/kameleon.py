@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import field
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -20,6 +21,8 @@ from pymc_kameleon.core.kernels import KERNELS, Kernel, make_kernel
 from pymc_kameleon.core.proposals import KameleonProposal
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
 from pymc_kameleon.step_methods.arguments import check_initial_history
+
+_GAMMA_HINT = "It is the standard deviation of the isotropic term of the proposal."
 
 __all__ = ["KameleonState", "KameleonStep", "check_target_accept"]
 
@@ -203,47 +206,21 @@ class KameleonStep(AdaptiveMHStep):
         initial_history: Any = None,
     ) -> None:
         self.n_history = check_int("n_history", n_history, minimum=2)
-        self.gamma = check_positive(
-            "gamma",
-            gamma,
-            hint="It is the standard deviation of the isotropic term of the proposal.",
-        )
+        self.gamma = check_positive("gamma", gamma, hint=_GAMMA_HINT)
         self.adapt_start = check_int("adapt_start", adapt_start, minimum=0)
         self.capacity = _capacity(history_capacity, self.n_history, initial_history)
         self.discard_fraction = check_number(
             "discard_fraction", discard_fraction, minimum=0.0, maximum=1.0, open_maximum=True
         )
         base_kernel, median_bandwidth = _parse_kernel(kernel, bandwidth)
-        if nu2 is not None:
-            nu2 = check_positive("nu2", nu2, also="None (set automatically)")
+        nu2 = None if nu2 is None else check_positive("nu2", nu2, also="None (set automatically)")
         self.target_accept = check_target_accept(target_accept)
         self.learn_scale = check_bool("learn_scale", learn_scale)
         self.initial_history: np.ndarray | None = None
-
-        def make_proposal(dim: int) -> KameleonProposal:
-            if initial_history is not None:
-                self.initial_history = check_initial_history(
-                    initial_history, dim, 2, type(self).__name__
-                )
-            return KameleonProposal(
-                dim,
-                kernel=base_kernel,
-                schedule=self.schedule,
-                n_history=self.n_history,
-                gamma=self.gamma,
-                nu2=nu2,
-                target_accept=self.target_accept,
-                median_bandwidth=median_bandwidth,
-                adapt_start=self.adapt_start,
-                discard_fraction=self.discard_fraction,
-                capacity=self.capacity,
-                learn_scale=self.learn_scale,
-                initial_states=self.initial_history,
-            )
-
+        build = partial(self._build_proposal, initial_history, base_kernel, median_bandwidth, nu2)
         super().__init__(
             vars,
-            proposal=make_proposal,
+            proposal=build,
             adaptation=adaptation,
             model=model,
             initial_point=initial_point,
@@ -252,6 +229,30 @@ class KameleonStep(AdaptiveMHStep):
             rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
+        )
+
+    def _build_proposal(
+        self, initial_history: Any, kernel: Kernel, median_bandwidth: bool, nu2, dim: int
+    ) -> KameleonProposal:
+        """The chain's proposal, once the dimension is known (validates ``initial_history``)."""
+        if initial_history is not None:
+            self.initial_history = check_initial_history(
+                initial_history, dim, 2, type(self).__name__
+            )
+        return KameleonProposal(
+            dim,
+            kernel=kernel,
+            schedule=self.schedule,
+            n_history=self.n_history,
+            gamma=self.gamma,
+            nu2=nu2,
+            target_accept=self.target_accept,
+            median_bandwidth=median_bandwidth,
+            adapt_start=self.adapt_start,
+            discard_fraction=self.discard_fraction,
+            capacity=self.capacity,
+            learn_scale=self.learn_scale,
+            initial_states=self.initial_history,
         )
 
     # ----------------------------------------------------------------------------------------
