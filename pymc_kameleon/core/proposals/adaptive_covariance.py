@@ -72,13 +72,11 @@ class AdaptiveCovarianceProposal(GaussianRandomWalk):
         initial_states: np.ndarray | None = None,
         relative_ridge: float | None = None,
     ) -> None:
-        super().__init__(dim, gamma, ScaleAdapter(math.log(optimal_rw_scale(dim))))
+        initial = ScaleAdapter(math.log(optimal_rw_scale(dim)))
+        super().__init__(dim, gamma, initial, learn_scale, target_accept)
         self.min_states = int(min_states)
-        self.learn_scale = bool(learn_scale)
-        self.target_accept = float(target_accept)
         self.initial_states = initial_states
         self.relative_ridge = relative_ridge
-        self.moments = RunningMoments(self.dim)
         self.reset()
 
     def reset(self) -> None:
@@ -131,13 +129,7 @@ class AdaptiveCovarianceProposal(GaussianRandomWalk):
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
         """Record the current state, then move the scale toward the target acceptance."""
         self.record(transition.state)
-        if self.learn_scale and transition.accept_prob is not None:
-            self.scale.update(transition.accept_prob, self.target_accept * transition.target_factor)
-
-    def end_warmup(self) -> None:
-        """Fix the scale at its weighted warm-up average."""
-        if self.learn_scale:
-            self.scale.settle()
+        self.update_scale(transition)
 
     def stats(self) -> dict[str, Any]:
         """``scaling`` (``s``) and ``n_history`` (states in the running covariance)."""

@@ -316,17 +316,16 @@ class KameleonProposal(GaussianRandomWalk):
         learn_scale: bool = True,
         initial_states: np.ndarray | None = None,
     ) -> None:
-        super().__init__(dim, gamma, ScaleAdapter(math.log(1.0 if nu2 is None else nu2)))
+        initial = ScaleAdapter(math.log(1.0 if nu2 is None else nu2))
+        super().__init__(dim, gamma, initial, learn_scale, target_accept)
         self.base_kernel = GaussianKernel(1.0) if kernel is None else kernel
         self.schedule = TuningOnly() if schedule is None else schedule
         self.n_history = int(n_history)
         self.auto_nu2 = nu2 is None
-        self.target_accept = float(target_accept)
         self.median_bandwidth = bool(median_bandwidth)
         self.adapt_start = int(adapt_start)
         self.discard_fraction = float(discard_fraction)
         self.capacity = int(capacity)
-        self.learn_scale = bool(learn_scale)
         self.initial_states = initial_states
         self.affine: AffineMap | None = None
         self.reset()
@@ -408,8 +407,8 @@ class KameleonProposal(GaussianRandomWalk):
         """Record the state; refresh the subsample when the schedule says so; learn ``nu^2``."""
         if self._learn_history(transition, rng):
             self.forget_covariance()
-        if self.learn_scale and self.z is not None and transition.accept_prob is not None:
-            self.scale.update(transition.accept_prob, self.target_accept * transition.target_factor)
+        if self.z is not None:  # nu^2 means nothing before the history is used
+            self.update_scale(transition)
 
     def _learn_history(self, transition: Transition, rng: np.random.Generator) -> bool:
         t = transition.iteration
@@ -462,11 +461,6 @@ class KameleonProposal(GaussianRandomWalk):
         nu2 = scale_for_trace(u, self.basis, self.kernel, target_trace)
         if nu2 is not None:
             self.scale.restart(math.log(nu2))
-
-    def end_warmup(self) -> None:
-        """Fix ``nu^2`` at its weighted warm-up average."""
-        if self.learn_scale:
-            self.scale.settle()
 
     def stats(self) -> dict[str, Any]:
         """``scaling`` (``nu^2``), ``bandwidth`` and ``n_history`` (rows of ``z``)."""

@@ -16,7 +16,7 @@ from scipy.linalg import LinAlgError
 
 from pymc_kameleon.core.adaptation import ScaleAdapter
 from pymc_kameleon.core.linalg import gaussian_log_pdf, gaussian_log_pdf_of_noise, proposal_cholesky
-from pymc_kameleon.core.proposals.protocol import Proposal
+from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 
 __all__ = ["GaussianRandomWalk"]
 
@@ -46,12 +46,20 @@ class GaussianRandomWalk(Proposal):
         Standard deviation of the isotropic term.
     scale : ScaleAdapter
         The learned scale ``s`` (``scale.current``).
+    learn_scale : bool
+        Whether :meth:`update_scale` learns it.
+    target_accept : float
+        Target acceptance probability of the scale learning.
     """
 
-    def __init__(self, dim: int, gamma: float, scale: ScaleAdapter) -> None:
+    def __init__(
+        self, dim: int, gamma: float, scale: ScaleAdapter, learn_scale: bool, target_accept: float
+    ) -> None:
         self.dim = int(dim)
         self.gamma = float(gamma)
         self.scale = scale
+        self.learn_scale = bool(learn_scale)
+        self.target_accept = float(target_accept)
         self._cache_factors: list[_Factor] = []  # at most two: current state, last candidate
         self._cache_log_scale = scale.log_scale
 
@@ -59,6 +67,19 @@ class GaussianRandomWalk(Proposal):
     def scaling(self) -> float:
         """The scale ``s`` in use."""
         return self.scale.current
+
+    def update_scale(self, transition: Transition) -> None:
+        """Robbins–Monro step of the scale toward ``target_accept * transition.target_factor``.
+
+        Nothing when the scale is not learned or another proposal made the move.
+        """
+        if self.learn_scale and transition.accept_prob is not None:
+            self.scale.update(transition.accept_prob, self.target_accept * transition.target_factor)
+
+    def end_warmup(self) -> None:
+        """Fix the scale at its weighted warm-up average."""
+        if self.learn_scale:
+            self.scale.settle()
 
     @abstractmethod
     def learned_covariance(self, x: np.ndarray) -> np.ndarray:
