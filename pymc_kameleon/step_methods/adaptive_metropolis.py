@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-import math
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from pymc_kameleon._compat import dataclass_state
-from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale
-from pymc_kameleon.core.checks import check_choice, check_int, check_nonnegative
+from pymc_kameleon.core.adaptation import RunningMoments
+from pymc_kameleon.core.checks import check_bool, check_choice, check_int, check_nonnegative
+from pymc_kameleon.core.proposals import AdaptiveCovarianceProposal
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
+from pymc_kameleon.step_methods.arguments import check_initial_history
+from pymc_kameleon.step_methods.kameleon import check_target_accept
 
 __all__ = ["AdaptiveMetropolis", "AdaptiveMetropolisState"]
 
 
 @dataclass_state
 class AdaptiveMetropolisState(AdaptiveMHState):
-    """Per-chain state of :class:`AdaptiveMetropolis`."""
-
-    moments: RunningMoments
+    """Per-chain state of :class:`AdaptiveMetropolis` (the proposal holds what is learned)."""
 
 
 class AdaptiveMetropolis(AdaptiveMHStep):
@@ -74,8 +75,18 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         unchanged. Every coordinate must vary across the rows (a constant one is the mark of a
         stuck pilot chain); fewer than 10 % distinct rows give a warning.
 
+    Attributes
+    ----------
+    proposal : pymc_kameleon.core.proposals.AdaptiveCovarianceProposal
+        The chain's proposal: the running moments ``proposal.moments``, the scale
+        ``proposal.scale`` and ``proposal.covariance(x)``.
+
     Notes
     -----
+    The step is an :class:`~pymc_kameleon.step_methods.adaptive_mh.AdaptiveMHStep` over an
+    :class:`~pymc_kameleon.core.proposals.AdaptiveCovarianceProposal`; ``step.log_density(x)``
+    is the model's log-density at a raveled point.
+
     Documented for up to 100 sampled dimensions (the step's variables raveled;
     ``AdaptiveMetropolis.documented_max_dim``); beyond that the constructor warns, since the warm-up
     needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
@@ -111,7 +122,6 @@ class AdaptiveMetropolis(AdaptiveMHStep):
     }
     documented_max_dim = 100
     _state_class = AdaptiveMetropolisState
-    _symmetric = True
 
     def __init__(
         self,
@@ -144,11 +154,15 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         )
         self.adapt_start = check_int("adapt_start", adapt_start, minimum=2)
         self.scale_mode = scale
+        self.target_accept = check_target_accept(target_accept)
+        self.learn_scale = check_bool("learn_scale", scale == "learn")
+        self.initial_history: np.ndarray | None = None
+
+        make_proposal = partial(self._build_proposal, initial_history)
         super().__init__(
             vars,
-            target_accept=target_accept,
+            proposal=make_proposal,
             adaptation=adaptation,
-            learn_scale=scale == "learn",
             model=model,
             initial_point=initial_point,
             compile_kwargs=compile_kwargs,
@@ -156,32 +170,41 @@ class AdaptiveMetropolis(AdaptiveMHStep):
             rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
-            initial_history=initial_history,
         )
 
-    def _untuned_log_scale(self) -> float:
-        return math.log(optimal_rw_scale(self.dim))
+    def _build_proposal(self, initial_history: Any, dim: int) -> AdaptiveCovarianceProposal:
+        """The chain's proposal, once the dimension is known (validates ``initial_history``)."""
+        if initial_history is not None:
+            self.initial_history = check_initial_history(
+                initial_history, dim, dim + 1, type(self).__name__
+            )
+        return AdaptiveCovarianceProposal(
+            dim,
+            gamma=self.gamma,
+            min_states=self.adapt_start,
+            learn_scale=self.learn_scale,
+            target_accept=self.target_accept,
+            initial_states=self.initial_history,
+        )
 
-    def _reset_adaptation(self) -> None:
-        self.moments = RunningMoments(self.dim)
-        if self.initial_history is not None:
-            self.moments.update_batch(self.initial_history)
+    @property
+    def moments(self) -> RunningMoments:
+        """Running mean and covariance of the visited states (``proposal.moments``)."""
+        return self.proposal.moments
 
-    def _covariance_in_use(self) -> bool:
-        """Whether the running covariance (rather than the identity) shapes the proposal."""
-        if self.initial_history is not None:
-            return True
-        # a chain that has not moved would get a zero covariance and never move again
-        return self.moments.count >= self.adapt_start and self.moments.has_spread()
+    def proposal_covariance(self, x: np.ndarray) -> np.ndarray:
+        """Covariance ``gamma^2 I + s Sigma`` of the proposal (the same at every ``x``).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+        """
+        return self.proposal.covariance(x)
 
     def _scatter(self, x: np.ndarray) -> np.ndarray:
-        if self._covariance_in_use():
-            return self.moments.covariance()
-        return np.eye(self.dim)
-
-    def _learn(self, x: np.ndarray, accept_prob: float) -> bool:
-        self.moments.update(x)
-        return self._covariance_in_use()
-
-    def _extra_stats(self) -> dict[str, Any]:
-        return {"n_history": int(self.moments.count)}
+        # kept for pymc_kameleon.plots until it reads ``proposal.learned_covariance``
+        return self.proposal.learned_covariance(np.asarray(x, dtype=float))

@@ -10,8 +10,6 @@ diagnostic). The Metropolis–Hastings family is in :mod:`pymc_kameleon.step_met
 from __future__ import annotations
 
 import math
-import os
-import sys
 import warnings
 from dataclasses import field
 from typing import Any, ClassVar
@@ -32,7 +30,6 @@ from pymc_kameleon._compat import (
     compile_pytensor,
     continuous_types,
     dataclass_state,
-    get_value_vars_from_user_vars,
     join_nonshared_inputs,
     make_shared_replacements,
     modelcontext,
@@ -41,6 +38,12 @@ from pymc_kameleon.core._threads import limit_blas_in_forked_worker
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
 from pymc_kameleon.core.checks import ArgumentTypeError, check_bool, check_int, check_mapping, show
 from pymc_kameleon.pseudo_marginal import in_noisy_model, noise_variables, strip_noisy_guards
+from pymc_kameleon.step_methods.arguments import (
+    caller_stacklevel,
+    check_initial_history,
+    check_rng,
+    resolve_vars,
+)
 from pymc_kameleon.step_methods.noise import check_noise_ownership, compile_noisy_log_density
 
 __all__ = [
@@ -57,21 +60,6 @@ NOISE_CHECK_REPEATS = 4
 NOISE_SD_WARNING = 3.0
 #: lower clip of the measured noise ceiling on the acceptance rate
 _MIN_NOISE_CEILING = 0.05
-#: warn when fewer than this fraction of the rows of ``initial_history`` are distinct
-_MIN_DISTINCT_FRACTION = 0.1
-#: most coordinates quoted in a message
-_MAX_SHOWN = 10
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _caller_stacklevel() -> int:
-    """``stacklevel`` that points a warning at the first frame outside this package."""
-    frame = sys._getframe(1)
-    level = 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
-        frame = frame.f_back
-        level += 1
-    return level
 
 
 @dataclass_state
@@ -125,9 +113,6 @@ class GradientFreeStep(ArrayStepShared):
 
     default_blocked = True
     _state_class = GradientFreeState
-    #: test hook: a negative control sets this to True to re-estimate the current state every
-    #: iteration (Monte Carlo within Metropolis, which is biased)
-    _reestimate_current: ClassVar[bool] = False
     #: largest number of sampled (raveled) dimensions the step is documented for; the
     #: constructor warns beyond it (None: no limit)
     documented_max_dim: ClassVar[int | None] = None
@@ -161,32 +146,31 @@ class GradientFreeStep(ArrayStepShared):
             "0 turns them off.",
         )
         compile_kwargs = check_mapping("compile_kwargs", compile_kwargs)
-        _check_rng(rng)
-        model = modelcontext(model)
-        if not isinstance(model, Model):
-            raise ArgumentTypeError(
-                f"`model` must be a pymc.Model, or None inside a `with model:` block, got "
-                f"{show(model)}."
-            )
-        if initial_point is None:
-            initial_point = model.initial_point()
-        else:
-            initial_point = check_mapping(
-                "initial_point", initial_point, hint="Use a point such as model.initial_point()."
-            )
-        step_name = type(self).__name__
-        vars = _resolve_vars(vars, model, step_name)
+        check_rng(rng)
+        model, initial_point = _model_and_point(model, initial_point)
+        vars = resolve_vars(vars, model, type(self).__name__)
         self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
+        #: dtype of the raveled points the compiled log-density takes
+        self.logp_dtype = np.result_type(*(np.asarray(initial_point[v.name]) for v in vars))
         self._warn_beyond_documented_dim()
         self.schedule: AdaptationSchedule = make_schedule(adaptation)
         shared = make_shared_replacements(initial_point, vars, model)
+        self._compile(model, vars, initial_point, shared, compile_kwargs, noise_free_other_steps)
+        self.tune = True
+        super().__init__(vars, shared, blocked=blocked, rng=rng)
+        self._reset_chain_state()
+
+    def _compile(
+        self, model, vars, initial_point, shared, compile_kwargs, noise_free_other_steps
+    ) -> None:
+        """Compile the log-density: ``_logp(x)``, or ``_noisy_logp`` when it draws noise."""
         # our steps keep the current state's estimate, so they may evaluate the noisy terms
         logp_graph = strip_noisy_guards(model.logp())
         noise = noise_variables(logp_graph)
         self._logp = None
         self._noisy_logp = None
         if noise:
-            check_noise_ownership(model, vars, step_name, noise_free_other_steps)
+            check_noise_ownership(model, vars, type(self).__name__, noise_free_other_steps)
             self._noisy_logp = compile_noisy_log_density(
                 logp_graph, noise, initial_point, vars, shared, compile_kwargs
             )
@@ -197,9 +181,6 @@ class GradientFreeStep(ArrayStepShared):
             )
             self._logp = compile_pytensor([raveled_input], logp, **compile_kwargs)
             self._logp.trust_input = True
-        self.tune = True
-        super().__init__(vars, shared, blocked=blocked, rng=rng)
-        self._reset_chain_state()
 
     def _warn_beyond_documented_dim(self) -> None:
         limit = self.documented_max_dim
@@ -215,7 +196,7 @@ class GradientFreeStep(ArrayStepShared):
             f"variables into several steps of at most {limit} dimensions each, e.g. "
             f"step=[{name}([a, b]), {name}([c])].",
             UserWarning,
-            stacklevel=_caller_stacklevel(),
+            stacklevel=caller_stacklevel(),
         )
 
     def _add_stats(self, extra: dict[str, tuple[Any, list]]) -> None:
@@ -329,38 +310,7 @@ class GradientFreeStep(ArrayStepShared):
             )
         if not logp_finite:
             facts.append(f"the log-density at the current state is {self.logp_current}")
-        if not logp_finite and self.is_pseudo_marginal:
-            cause = (
-                "The likelihood estimator returned NaN or -inf at the current state: check that "
-                "it returns a finite log-likelihood for plausible parameters (a NaN estimate is "
-                "never accepted), or start where it is finite with pm.sample(initvals={...})."
-            )
-        elif not logp_finite:
-            cause = (
-                "The chain is outside the support: start it inside with pm.sample(initvals={...}); "
-                "model.point_logps(point) or model.debug() shows which term is not finite."
-            )
-        elif self.n_invalid == n:
-            cause = (
-                "Every proposal landed where the log-density is NaN or -inf: the support around "
-                "the start is much narrower than the proposal, or the likelihood "
-                "(estimator) returns NaN there; check it at points near the start, or start "
-                "elsewhere with pm.sample(initvals={...})."
-            )
-        elif self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
-            cause = (
-                "The likelihood estimate is very noisy (noise_sd about "
-                f"{self.noise_sd:.2g}): an unusually high estimate at the current state makes "
-                "every proposal look worse. Reduce the estimator's variance (more importance "
-                "samples, particles or simulations)."
-            )
-        else:
-            cause = (
-                "Every proposal was rejected or changed nothing: the posterior is on a scale far "
-                "from 1 (e.g. a standard deviation of 1e-6 or 1e6, or a location far larger than "
-                "the spread): rescale the parameters, e.g. sample z ~ N(0, 1) and set "
-                "x = loc + scale * z with loc and scale roughly the posterior's."
-            )
+        cause = self._stuck_chain_cause(logp_finite)
         variables = ", ".join(v.name for v in self.vars)
         what = (
             "this chain never left its starting point during warm-up"
@@ -370,6 +320,40 @@ class GradientFreeStep(ArrayStepShared):
         return (
             f"{type(self).__name__} ({variables}): {what}: {'; '.join(facts)}. Its draws are "
             f"not posterior draws. {cause}"
+        )
+
+    def _stuck_chain_cause(self, logp_finite: bool) -> str:
+        """The likely cause of a stuck chain and its fix, for :meth:`_stuck_chain_message`."""
+        if not logp_finite and self.is_pseudo_marginal:
+            return (
+                "The likelihood estimator returned NaN or -inf at the current state: check that "
+                "it returns a finite log-likelihood for plausible parameters (a NaN estimate is "
+                "never accepted), or start where it is finite with pm.sample(initvals={...})."
+            )
+        if not logp_finite:
+            return (
+                "The chain is outside the support: start it inside with pm.sample(initvals={...}); "
+                "model.point_logps(point) or model.debug() shows which term is not finite."
+            )
+        if self.n_invalid == self.iteration:
+            return (
+                "Every proposal landed where the log-density is NaN or -inf: the support around "
+                "the start is much narrower than the proposal, or the likelihood "
+                "(estimator) returns NaN there; check it at points near the start, or start "
+                "elsewhere with pm.sample(initvals={...})."
+            )
+        if self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
+            return (
+                "The likelihood estimate is very noisy (noise_sd about "
+                f"{self.noise_sd:.2g}): an unusually high estimate at the current state makes "
+                "every proposal look worse. Reduce the estimator's variance (more importance "
+                "samples, particles or simulations)."
+            )
+        return (
+            "Every proposal was rejected or changed nothing: the posterior is on a scale far "
+            "from 1 (e.g. a standard deviation of 1e-6 or 1e6, or a location far larger than "
+            "the spread): rescale the parameters, e.g. sample z ~ N(0, 1) and set "
+            "x = loc + scale * z with loc and scale roughly the posterior's."
         )
 
     def _warning_stat(self) -> SamplerWarning | None:
@@ -415,18 +399,31 @@ class GradientFreeStep(ArrayStepShared):
         self.x_current, self.logp_current, self.noise_current = x_new, logp_new, noise_new
 
     def _refresh_current(self, x0: np.ndarray) -> int:
-        """Recompute the cached log-density when the point or other steps' variables changed.
+        """The name :class:`~pymc_kameleon.KMCStep` calls; see :meth:`refresh_current`."""
+        return self.refresh_current(x0)
 
-        A new point gets a fresh estimate. If only other steps' variables changed, a
-        pseudo-marginal estimate is recomputed with the *stored* noise: re-drawing it would be
-        Monte Carlo within Metropolis, which is biased. Returns the number of log-density
-        evaluations made (0 or 1).
+    def refresh_current(self, x0: np.ndarray) -> int:
+        """Sync the cached current state with the point PyMC hands over; count evaluations.
+
+        Called at the start of every iteration. A new point gets a fresh estimate. If only other
+        steps' variables changed, a pseudo-marginal estimate is recomputed with the *stored*
+        noise: re-drawing it would be Monte Carlo within Metropolis, which is biased (the
+        statistical tests build that wrong sampler by overriding this method).
+
+        Parameters
+        ----------
+        x0 : numpy.ndarray, shape (d,)
+            The raveled point of the step's variables.
+
+        Returns
+        -------
+        int
+            Log-density evaluations made (0 or 1).
         """
         same_point = self.x_current is not None and np.array_equal(x0, self.x_current)
-        reestimate = self._reestimate_current and self.is_pseudo_marginal
-        if same_point and not reestimate and not self._shared_changed():
+        if same_point and not self._shared_changed():
             return 0
-        if same_point and not reestimate and self.noise_current is not None:
+        if same_point and self.noise_current is not None:
             self.logp_current = self._noisy_logp(self.x_current, self.noise_current)
         else:
             self.x_current = np.array(x0, copy=True)
@@ -479,6 +476,13 @@ class GradientFreeStep(ArrayStepShared):
             self.null_accept_count += values.size
         return NOISE_CHECK_REPEATS
 
+    def _acceptance_ceiling(self) -> float:
+        """The factor :meth:`_noisy_target` multiplies a target by (1 before any noise check)."""
+        if self.null_accept_count == 0:
+            return 1.0
+        ceiling = self.null_accept_sum / self.null_accept_count
+        return min(1.0, max(_MIN_NOISE_CEILING, ceiling))
+
     def _noisy_target(self, target: float) -> float:
         """Acceptance target for step-size or scale learning, lowered by the noise ceiling.
 
@@ -526,188 +530,16 @@ class GradientFreeStep(ArrayStepShared):
         return Competence.COMPATIBLE
 
 
-def _check_rng(rng: Any) -> None:
-    """Refuse what PyMC cannot turn into a generator, naming ``rng`` (without drawing from it)."""
-    error = None
-    if isinstance(rng, bool | np.bool_):
-        error = "a bool is not a seed"
-    else:
-        try:
-            get_random_generator(rng)  # copies a Generator or BitGenerator: no state is consumed
-        except (TypeError, ValueError) as exc:
-            error = str(exc)
-    if error is not None:
+def _model_and_point(model, initial_point) -> tuple[Model, dict]:
+    """The model (from the context if None) and the initial point (the model's if None)."""
+    model = modelcontext(model)
+    if not isinstance(model, Model):
         raise ArgumentTypeError(
-            "`rng` must be None, a non-negative int seed (or a sequence of them), a "
-            f"numpy.random.SeedSequence, BitGenerator or Generator, got {show(rng)} ({error})."
+            f"`model` must be a pymc.Model, or None inside a `with model:` block, got "
+            f"{show(model)}."
         )
-
-
-def _resolve_vars(vars, model, step_name: str) -> list:
-    """Map user variables to value variables and refuse discrete ones."""
-    if vars is None:
-        value_vars = list(model.continuous_value_vars)
-        if not value_vars:
-            raise ValueError(
-                f"{step_name}: the model has no continuous variables to sample. Use "
-                "pm.Metropolis, pm.BinaryGibbsMetropolis or pm.CategoricalGibbsMetropolis for "
-                "discrete variables."
-            )
-        return value_vars
-    value_vars = get_value_vars_from_user_vars(vars, model)
-    _check_no_duplicates(vars, value_vars, model, step_name)
-    discrete = [v.name for v in value_vars if v.dtype not in continuous_types]
-    if discrete:
-        raise ValueError(
-            f"{step_name} samples continuous variables only, but was given the discrete "
-            f"variable(s) {discrete}. Assign those to pm.Metropolis, pm.BinaryGibbsMetropolis "
-            "or pm.CategoricalGibbsMetropolis, e.g. step=[KameleonStep([continuous vars]), "
-            "pm.Metropolis([discrete vars])], or leave them out and let PyMC assign them."
-        )
-    return value_vars
-
-
-def _check_no_duplicates(user_vars, value_vars: list, model, step_name: str) -> None:
-    """Refuse a variable listed twice (also as a random variable and its value variable)."""
-    seen: set = set()
-    repeated = []
-    for value_var in value_vars:
-        if value_var in seen and value_var not in repeated:
-            repeated.append(value_var)
-        seen.add(value_var)
-    if not repeated:
-        return
-    names = ", ".join(repr(model.values_to_rvs[v].name) for v in repeated)
-    given = [getattr(v, "name", None) or repr(v) for v in user_vars]
-    unique = ", ".join(dict.fromkeys(model.values_to_rvs[v].name for v in value_vars))
-    raise ValueError(
-        f"{step_name}: `vars` lists the variable(s) {names} more than once (a random variable "
-        f"and its value variable count as the same variable), got vars={given}. List each "
-        f"variable once, e.g. {step_name}([{unique}])."
+    if initial_point is None:
+        return model, model.initial_point()
+    return model, check_mapping(
+        "initial_point", initial_point, hint="Use a point such as model.initial_point()."
     )
-
-
-def check_initial_history(
-    values: Any, dim: int, min_rows: int, owner: str, reason: str = "the step needs"
-) -> np.ndarray:
-    """Validate an ``initial_history`` argument; return it as a read-only float64 copy.
-
-    Shared by every step of this package, so the messages name the owner and the fix.
-
-    Parameters
-    ----------
-    values : array_like
-        Candidate states, one per row, in the sampled (raveled, transformed) space.
-    dim : int
-        Dimension of the step (number of raveled, transformed values it samples).
-    min_rows : int
-        Fewest rows accepted.
-    owner : str
-        Name of the step, for the error messages.
-    reason : str, default "the step needs"
-        Who needs ``min_rows`` rows, for the error message.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, dim)
-
-    Raises
-    ------
-    ValueError
-        If ``values`` is not numeric, not of shape ``(n, dim)``, has fewer than ``min_rows`` rows,
-        contains NaN or infinite values, has all rows identical, has a coordinate that is the
-        same in every row (a pilot chain stuck in that coordinate), or holds values so large that
-        their squared distances overflow.
-
-    Warns
-    -----
-    UserWarning
-        If fewer than 10 % of the rows are distinct (repeated rows from rejections are normal,
-        but this few suggests a badly mixing pilot chain).
-    """
-    try:
-        if np.asarray(values).dtype.kind in "bSU":  # bools and strings are not states
-            raise TypeError
-        array = np.array(values, dtype=np.float64, copy=True)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{owner}: `initial_history` must be a numeric array of shape (n, {dim}), got "
-            f"{type(values).__name__} {show(values)}."
-        ) from None
-    if array.ndim != 2 or array.shape[1] != dim:
-        columns = (
-            f" ({array.shape[1]} columns but the step samples {dim})"
-            if array.ndim == 2
-            else f" ({show(values)})"
-        )
-        raise ValueError(
-            f"{owner}: `initial_history` must have shape (n, d) with d = {dim}, i.e. shape "
-            f"(n, {dim}), one state of the sampled (raveled, transformed) variables per row; got "
-            f"shape {array.shape}{columns}. Stack draws in the order of the step's variables, on "
-            "the transformed scale (e.g. log(sigma) for a positive variable), e.g. with "
-            "`np.column_stack`, or `.reshape(-1, 1)` for a single scalar variable."
-        )
-    if array.shape[0] < min_rows:
-        raise ValueError(
-            f"{owner}: `initial_history` has {array.shape[0]} rows, fewer than the {min_rows} "
-            f"{reason} (it needs at least {min_rows} rows); supply more states (a few hundred "
-            "are typical), or leave it out to learn from the chain alone."
-        )
-    if not np.all(np.isfinite(array)):
-        bad = int(np.count_nonzero(~np.all(np.isfinite(array), axis=1)))
-        raise ValueError(
-            f"{owner}: `initial_history` contains non-finite values (NaN or infinite) in {bad} "
-            "row(s); drop those rows (states must be finite points of the sampled space)."
-        )
-    _check_history_spread(array, owner)
-    array.setflags(write=False)
-    return array
-
-
-def _check_history_spread(array: np.ndarray, owner: str) -> None:
-    """Refuse a history without spread or too large to square; warn if it barely moves."""
-    n = array.shape[0]
-    fix = (
-        "Supply states that spread over the posterior (e.g. the draws of a pilot run that "
-        "mixed), or leave `initial_history` out to learn from the chain alone."
-    )
-    constant = np.all(array == array[0], axis=0)
-    if np.all(constant):
-        raise ValueError(
-            f"{owner}: all {n} rows of `initial_history` are identical (every row is "
-            f"{_row_text(array[0])}), so they say nothing about the posterior's shape. {fix}"
-        )
-    if np.any(constant):
-        columns = np.flatnonzero(constant)
-        shown = ", ".join(str(int(c)) for c in columns[:_MAX_SHOWN])
-        shown += ", ..." if columns.size > _MAX_SHOWN else ""
-        raise ValueError(
-            f"{owner}: coordinate(s) [{shown}] of `initial_history` (column indices in the "
-            f"step's raveled variables) have the same value in all {n} rows "
-            f"({_row_text(array[0, columns[:_MAX_SHOWN]])}): the chain that produced them never "
-            f"moved in those coordinates (a stuck pilot chain, or a variable it held fixed). {fix}"
-        )
-    with np.errstate(over="ignore", invalid="ignore"):
-        spread_ok = np.all(np.isfinite(np.var(array, axis=0)))
-        norms_ok = np.all(np.isfinite(np.einsum("ij,ij->i", array, array)))
-    if not (spread_ok and norms_ok):
-        raise ValueError(
-            f"{owner}: `initial_history` holds values so large (largest magnitude "
-            f"{float(np.max(np.abs(array))):.3g}) that their squared distances and variances "
-            "overflow float64. Rescale the model's variables (e.g. standardise them, or change "
-            "units) so that the sampled values are of moderate size."
-        )
-    distinct = np.unique(array, axis=0).shape[0]
-    if distinct < _MIN_DISTINCT_FRACTION * n:
-        warnings.warn(
-            f"{owner}: only {distinct} of the {n} rows of `initial_history` are distinct "
-            f"({distinct / n:.1%}). Repeated rows from rejected proposals are normal, but this "
-            "few suggests a badly mixing pilot chain whose states may not cover the posterior; "
-            "check its acceptance rate and trace plots, or run it longer.",
-            UserWarning,
-            stacklevel=_caller_stacklevel(),
-        )
-
-
-def _row_text(row: np.ndarray) -> str:
-    return np.array2string(row, precision=4, threshold=_MAX_SHOWN, separator=", ")

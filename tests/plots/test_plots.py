@@ -124,7 +124,7 @@ def coverage(curve: np.ndarray, draws: np.ndarray) -> float:
 
 def step_proposals(step, x: np.ndarray, n: int, seed: int) -> np.ndarray:
     """Proposals drawn as ``astep`` draws them: ``x + L @ noise`` with the step's own factor."""
-    chol = step._cholesky(step._scatter(x))
+    chol = step.proposal.cholesky(x)
     noise = np.random.default_rng(seed).standard_normal((n, step.dim))
     return x + noise @ chol.T
 
@@ -170,7 +170,7 @@ def test_proposal_covariance_is_what_the_step_draws_from(banana2):
         cov = proposal_covariance(step, x)
         expected = kameleon_covariance(x, step.z, step.kernel, step.gamma**2, step.scaling)
         np.testing.assert_allclose(cov, expected, rtol=1e-12, atol=1e-12)
-        chol = step._cholesky(step._scatter(x))
+        chol = step.proposal.cholesky(x)
         np.testing.assert_allclose(chol @ chol.T, cov, rtol=1e-10)
 
 

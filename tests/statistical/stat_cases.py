@@ -18,6 +18,7 @@ from typing import Any
 import arviz as az
 import numpy as np
 import pymc as pm
+from pymc.blocking import DictToArrayBijection, RaveledVars
 from scipy import stats
 
 from pymc_kameleon import (
@@ -27,9 +28,15 @@ from pymc_kameleon import (
     estimator_potential,
     noisy_potential,
 )
-from pymc.blocking import DictToArrayBijection, RaveledVars
-
+from pymc_kameleon.core.kernels import GaussianKernel
+from pymc_kameleon.core.proposals import (
+    AdaptiveCovarianceProposal,
+    KameleonProposal,
+    MixtureProposal,
+    Proposal,
+)
 from pymc_kameleon.diagnostics import ZScores, mcse_zscores
+from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHStep
 
 Z_TOL = 4.0
 QUANTILES = (0.1, 0.5, 0.9)
@@ -254,10 +261,50 @@ def check_noise_sd(idata) -> None:
 
 # --------------------------------------------------------------------------------------------
 # negative controls (deliberately wrong samplers)
-class KameleonWithoutHastings(KameleonStep):
-    """KAMH with the reverse/forward proposal densities dropped (wrong)."""
+class ClaimsSymmetry(Proposal):
+    """Test-only wrapper: a proposal that claims to be symmetric, so the step drops the Hastings
+    term ``log q(x | x*) - log q(x* | x)`` (wrong for a state-dependent proposal)."""
 
-    _hastings_correction = False
+    symmetric = True
+
+    def __init__(self, inner: Proposal) -> None:
+        self.inner = inner
+        self.stats_dtypes = inner.stats_dtypes
+
+    def propose(self, x, rng):
+        return self.inner.propose(x, rng)
+
+    def log_density(self, to, frm):
+        return self.inner.log_density(to, frm)
+
+    def learn(self, transition, rng):
+        self.inner.learn(transition, rng)
+
+    def end_warmup(self):
+        self.inner.end_warmup()
+
+    def reset(self):
+        self.inner.reset()
+
+    def stats(self):
+        return self.inner.stats()
+
+
+def without_hastings(step: AdaptiveMHStep) -> AdaptiveMHStep:
+    """The step with its proposal wrapped in :class:`ClaimsSymmetry` (wrong)."""
+    step.proposal = ClaimsSymmetry(step.proposal)
+    return step
+
+
+def kameleon_am_mixture(kameleon_weight: float = 0.8) -> AdaptiveMHStep:
+    """Metropolis–Hastings over a Kameleon (bandwidth 1) + adaptive-covariance mixture."""
+
+    def make(dim: int) -> MixtureProposal:
+        kameleon = KameleonProposal(dim, kernel=GaussianKernel(1.0), median_bandwidth=False)
+        covariance = AdaptiveCovarianceProposal(dim)
+        return MixtureProposal([(kameleon, kameleon_weight), (covariance, 1.0 - kameleon_weight)])
+
+    return AdaptiveMHStep(proposal=make)
 
 
 class KMCAcceptingWithSurrogate(KMCStep):
@@ -269,7 +316,9 @@ class KMCAcceptingWithSurrogate(KMCStep):
 class MonteCarloWithinMetropolis(KameleonStep):
     """Re-estimates the current state every iteration (biased on pseudo-marginal models)."""
 
-    _reestimate_current = True
+    def refresh_current(self, x0):
+        self.x_current = None  # forget the stored estimate: a fresh one with new noise (wrong)
+        return super().refresh_current(x0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -304,7 +353,12 @@ def _cases() -> dict[str, StatCase]:
         StatCase("gaussian-am-fs",
                  step=lambda: AdaptiveMetropolis(scale="fixed"), **gaussian, **kamh_budget),
         StatCase("gaussian-kameleon-no-hastings",
-                 step=lambda: KameleonWithoutHastings(bandwidth=1.0), negative_control=True,
+                 step=lambda: without_hastings(KameleonStep(bandwidth=1.0)),
+                 negative_control=True, **gaussian, **kamh_budget),
+        StatCase("gaussian-mixture-kameleon-am", step=kameleon_am_mixture,
+                 **gaussian, **kamh_budget),
+        StatCase("gaussian-mixture-kameleon-am-no-hastings",
+                 step=lambda: without_hastings(kameleon_am_mixture()), negative_control=True,
                  **gaussian, **kamh_budget),
         StatCase("gaussian-kmc-lite",
                  step=lambda: KMCStep(estimator="lite"), **gaussian, **kmc_budget),

@@ -11,17 +11,19 @@ import numpy as np
 import pymc as pm
 
 from pymc_kameleon import AdaptiveMetropolis
+from pymc_kameleon.core.proposals import Transition
 
 
 def test_covariance_waits_until_the_chain_has_moved():
     with pm.Model() as model:
         pm.Normal("x", 0.0, 1.0, shape=3)
-    step = AdaptiveMetropolis(model=model, adapt_start=10)
+    proposal = AdaptiveMetropolis(model=model, adapt_start=10).proposal
+    rng = np.random.default_rng(0)
     stuck = np.zeros(3)
-    for _ in range(50):  # what the step learns from a chain that rejected everything
-        step._learn(stuck, 0.0)
-    assert not step._covariance_in_use()
-    np.testing.assert_array_equal(step._scatter(stuck), np.eye(3))
+    for t in range(50):  # what the step learns from a chain that rejected everything
+        proposal.learn(Transition(stuck, 0.0, t, True), rng)
+    assert not proposal.covariance_in_use()
+    np.testing.assert_array_equal(proposal.learned_covariance(stuck), np.eye(3))
     for i in range(4):
-        step._learn(stuck + i + 1.0, 1.0)
-    assert step._covariance_in_use()
+        proposal.learn(Transition(stuck + i + 1.0, 1.0, 50 + i, True), rng)
+    assert proposal.covariance_in_use()

@@ -41,12 +41,13 @@ def _expected_accept(step, state, point_x, logp_fn) -> float:
         rng.bit_generator.state = saved.bit_generator.state
     else:
         rng.bit_generator.state = saved.bit_generator_state
-    gamma2, nu2 = step.gamma**2, math.exp(state.log_scale)
-    cov_x = kameleon_covariance(point_x, state.z, state.kernel, gamma2, nu2)
+    proposal = state.proposal
+    gamma2, nu2 = step.gamma**2, proposal.scale.current
+    cov_x = kameleon_covariance(point_x, proposal.z, proposal.kernel, gamma2, nu2)
     chol_x = cholesky_with_jitter(cov_x)
     noise = rng.standard_normal(point_x.size)
     x_new = point_x + chol_x @ noise
-    cov_new = kameleon_covariance(x_new, state.z, state.kernel, gamma2, nu2)
+    cov_new = kameleon_covariance(x_new, proposal.z, proposal.kernel, gamma2, nu2)
     chol_new = cholesky_with_jitter(cov_new)
     log_ratio = mh_log_ratio(
         logp_fn(x_new),
@@ -70,7 +71,7 @@ def test_kameleon_acceptance_uses_forward_parameters(banana_2d):
     checked = 0
     for i in range(300):
         state = step.sampling_state
-        if state.z is not None and i % 10 == 0:
+        if state.proposal.z is not None and i % 10 == 0:
             expected = _expected_accept(step, state, point["x"].copy(), logp_fn)
             point, stats = step.step(point)
             assert stats[0]["accept"] == pytest.approx(expected, rel=1e-9, abs=1e-12)

@@ -50,7 +50,7 @@ def test_adaptive_metropolis_first_proposal_uses_sample_covariance(exact_draws):
     with model:
         step = AdaptiveMetropolis(initial_history=exact_draws)
     stats = first_step_without_tuning(step, model)
-    chol = step.proposal_chol  # symmetric proposal: the factor of the first proposal
+    chol = step.proposal.cholesky(step.x_current)  # symmetric: the factor of the first proposal
     expected = optimal_rw_scale(2) * np.cov(exact_draws.T)
     np.testing.assert_allclose(chol @ chol.T, expected, rtol=1e-10)
     assert stats["n_history"] == N_EXACT
@@ -76,8 +76,9 @@ def test_kameleon_first_proposal_uses_a_subsample_of_initial_history(exact_draws
     step.set_rng(np.random.default_rng(1))
     step.stop_tuning()  # as pm.sample(tune=0) does before the first draw
     point = model.initial_point()
-    step._refresh_current(point["x"])
-    chol = step._current_cholesky()  # the factor the first proposal is drawn with
+    step.refresh_current(point["x"])
+    step.proposal.propose(step.x_current, step.rng)  # the first proposal draws z from the rows
+    chol = step.proposal.cholesky(step.x_current)  # the factor it was drawn with
     assert step.z.shape == (100, 2)
     assert rows_of(step.z, exact_draws)
     # bandwidth from the median heuristic on the supplied states, not the placeholder
