@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from pymc_kameleon.core.leapfrog import LeapfrogResult, leapfrog
+from pymc_kameleon.core.hamiltonian import LeapfrogResult, leapfrog
 
 __all__ = [
     "HAVE_NUMBA",
