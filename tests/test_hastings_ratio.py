@@ -41,7 +41,7 @@ def _expected_accept(step, state, point_x, logp_fn) -> float:
         rng.bit_generator.state = saved.bit_generator.state
     else:
         rng.bit_generator.state = saved.bit_generator_state
-    gamma2, nu2 = step.gamma**2, math.exp(state.log_scale)
+    gamma2, nu2 = step.gamma**2, state.scale.current
     cov_x = kameleon_covariance(point_x, state.z, state.kernel, gamma2, nu2)
     chol_x = cholesky_with_jitter(cov_x)
     noise = rng.standard_normal(point_x.size)

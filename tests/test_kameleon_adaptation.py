@@ -33,7 +33,7 @@ def test_bandwidth_update_keeps_scaled_kernel_trace() -> None:
         step.history.record(rng.normal(size=2) * 0.7, t, step.rng)
     step.z = step.history.subsample(40, step.rng)
     step.kernel = step.kernel.with_bandwidth(0.2)  # far from the median of the history
-    step.log_scale = math.log(0.013)
+    step.scale.restart(math.log(0.013))
     x = np.array([0.3, -0.1])
     before = step.scaling * kernel_term_trace(x, step.z, step.kernel)
     step.next_bandwidth_update = 0

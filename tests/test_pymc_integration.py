@@ -303,7 +303,7 @@ def test_no_tuning_leak_between_sequential_chains(step_cls):
         # first chain and restores it before each chain, so each chain start must reset it
         step.set_rng(0)
         run_direct(step, model.initial_point(), 120)
-        assert step.scale_updates > 0
+        assert step.scale.updates > 0
         idata = pm.sample(
             tune=150,
             draws=50,

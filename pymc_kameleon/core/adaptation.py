@@ -1,4 +1,4 @@
-"""Adaptation schedules, Robbins–Monro scale learning and running moments.
+"""Adaptation schedules, Robbins–Monro scale learning (:class:`ScaleAdapter`) and running moments.
 
 Adaptive MCMC stays valid if adaptation either stops (the kernel is then a fixed Metropolis–Hastings
 kernel) or *vanishes*: the probability :math:`p_t` of changing the proposal at iteration :math:`t`
@@ -9,9 +9,10 @@ tends to zero. With :math:`\\sum_t p_t = \\infty` the sampler still adapts indef
 from __future__ import annotations
 
 import inspect
+import math
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -21,6 +22,7 @@ __all__ = [
     "AdaptationSchedule",
     "CallableSchedule",
     "RunningMoments",
+    "ScaleAdapter",
     "TuningOnly",
     "VanishingAdaptation",
     "make_schedule",
@@ -328,6 +330,110 @@ def robbins_monro_update(
     step = (count + 1.0) ** (-exponent)
     updated = log_scale + step * (accept_prob - target)
     return float(min(50.0, max(-50.0, updated)))
+
+
+@dataclass
+class ScaleAdapter:
+    """Robbins–Monro learning of a log-scale, with its warm-up iterate average.
+
+    One object per learned scale (Kameleon's :math:`\\nu^2`, adaptive Metropolis' scale, KMC's
+    step size). Each :meth:`update` moves :attr:`log_scale` by :func:`robbins_monro_update` and adds
+    it to a running average whose weights grow linearly with the update count, so that the end of
+    warm-up dominates; :meth:`final` is that average, the steadier value to freeze the proposal at
+    (the iterate itself keeps fluctuating with where the chain happens to be).
+
+    Parameters
+    ----------
+    initial_log_scale : float, default 0.0
+        Log-scale at the start (and after :meth:`reset`).
+    exponent : float, default 0.5
+        Step-size decay exponent of :func:`robbins_monro_update`.
+
+    Attributes
+    ----------
+    log_scale : float
+        The current iterate.
+    updates : int
+        Number of updates since the start or the last :meth:`reset`.
+    """
+
+    initial_log_scale: float = 0.0
+    exponent: float = 0.5
+    log_scale: float = field(init=False)
+    updates: int = field(init=False, default=0)
+    weighted_sum: float = field(init=False, default=0.0)
+    weight_sum: float = field(init=False, default=0.0)
+
+    def __post_init__(self) -> None:
+        """Start at the initial log-scale."""
+        self.log_scale = float(self.initial_log_scale)
+
+    @property
+    def current(self) -> float:
+        """The current scale, ``exp(log_scale)``."""
+        return math.exp(self.log_scale)
+
+    def update(self, accept_prob: float, target: float) -> float:
+        """One Robbins–Monro step toward ``target``; returns the new log-scale.
+
+        Parameters
+        ----------
+        accept_prob : float
+            Acceptance probability of the last proposal.
+        target : float
+            Target acceptance probability.
+
+        Returns
+        -------
+        float
+        """
+        self.log_scale = robbins_monro_update(
+            self.log_scale, accept_prob, target, self.updates, self.exponent
+        )
+        self.updates += 1
+        # iterate average with weights growing linearly, so the end of warm-up dominates
+        self.weighted_sum += self.updates * self.log_scale
+        self.weight_sum += self.updates
+        return self.log_scale
+
+    def final(self) -> float:
+        """The weighted iterate average since the last restart (the iterate if there is none).
+
+        Returns
+        -------
+        float
+        """
+        if self.weight_sum > 0.0:
+            return self.weighted_sum / self.weight_sum
+        return self.log_scale
+
+    def settle(self) -> None:
+        """Move the iterate to :meth:`final` (at the end of warm-up)."""
+        self.log_scale = self.final()
+
+    def restart(self, log_scale: float | None = None) -> None:
+        """Forget the iterate average, optionally jumping to a new log-scale.
+
+        Call it when the meaning of the scale changed (e.g. a new kernel bandwidth): the old
+        iterates then average values of another quantity. The update count, and so the size of
+        the next Robbins–Monro steps, carries on; :meth:`reset` starts from scratch instead.
+
+        Parameters
+        ----------
+        log_scale : float, optional
+            New iterate; by default it stays where it is.
+        """
+        if log_scale is not None:
+            self.log_scale = float(log_scale)
+        self.weighted_sum = 0.0
+        self.weight_sum = 0.0
+
+    def reset(self) -> None:
+        """Start afresh: the initial log-scale, no updates, no average."""
+        self.log_scale = float(self.initial_log_scale)
+        self.updates = 0
+        self.weighted_sum = 0.0
+        self.weight_sum = 0.0
 
 
 class RunningMoments:

@@ -18,7 +18,7 @@ from rich.table import Column
 from scipy.linalg import LinAlgError
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
-from pymc_kameleon.core.adaptation import robbins_monro_update
+from pymc_kameleon.core.adaptation import ScaleAdapter
 from pymc_kameleon.core.checks import check_bool, check_number
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import (
@@ -41,10 +41,7 @@ class AdaptiveMHState(GradientFreeState):
 
     scatter_current: np.ndarray | None
     proposal_chol: np.ndarray | None
-    log_scale: float
-    scale_updates: int
-    log_scale_weighted_sum: float
-    scale_weight_sum: float
+    scale: ScaleAdapter
 
 
 class AdaptiveMHStep(GradientFreeStep):
@@ -158,10 +155,7 @@ class AdaptiveMHStep(GradientFreeStep):
         self._reset_common_state()
         self.scatter_current = None
         self.proposal_chol = None
-        self.log_scale = self._untuned_log_scale()
-        self.scale_updates = 0
-        self.log_scale_weighted_sum = 0.0
-        self.scale_weight_sum = 0.0
+        self.scale = ScaleAdapter(self._untuned_log_scale())
         self._reset_adaptation()
 
     def stop_tuning(self) -> None:
@@ -171,8 +165,8 @@ class AdaptiveMHStep(GradientFreeStep):
         average over warm-up (weights growing linearly with the update count) is a steadier
         value for the frozen kernel.
         """
-        if self.tune and self.learn_scale and self.scale_weight_sum > 0.0:
-            self.log_scale = self.log_scale_weighted_sum / self.scale_weight_sum
+        if self.tune and self.learn_scale and self.scale.weight_sum > 0.0:
+            self.scale.settle()
             self.proposal_chol = None
         super().stop_tuning()
 
@@ -181,7 +175,12 @@ class AdaptiveMHStep(GradientFreeStep):
     @property
     def scaling(self) -> float:
         """The learned scale (``exp(log_scale)``)."""
-        return math.exp(self.log_scale)
+        return self.scale.current
+
+    @property
+    def log_scale(self) -> float:
+        """Logarithm of :attr:`scaling` (the Robbins–Monro iterate)."""
+        return self.scale.log_scale
 
     def proposal_covariance(self, x: np.ndarray) -> np.ndarray:
         """Covariance ``gamma^2 I + scaling * S(x)`` of the proposal at ``x``, as it is now.
@@ -283,22 +282,8 @@ class AdaptiveMHStep(GradientFreeStep):
             self.scatter_current = None
             self.proposal_chol = None
         if self.learn_scale and self._scale_is_active():
-            self.log_scale = robbins_monro_update(
-                self.log_scale,
-                accept_prob,
-                self._noisy_target(self.target_accept),
-                self.scale_updates,
-            )
-            self.scale_updates += 1
+            self.scale.update(accept_prob, self._noisy_target(self.target_accept))
             self.proposal_chol = None
-            # iterate average with weights growing linearly, so the end of warm-up dominates
-            self.log_scale_weighted_sum += self.scale_updates * self.log_scale
-            self.scale_weight_sum += self.scale_updates
-
-    def _restart_scale_average(self) -> None:
-        """Forget the scale's iterate average (call when the meaning of the scale changed)."""
-        self.log_scale_weighted_sum = 0.0
-        self.scale_weight_sum = 0.0
 
     # ----------------------------------------------------------------------------------------
     # PyMC integration

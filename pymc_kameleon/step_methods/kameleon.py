@@ -313,8 +313,7 @@ class KameleonStep(AdaptiveMHStep):
         """
         nu2 = scale_for_trace(x, self.z, self.kernel, target_trace)
         if nu2 is not None:
-            self.log_scale = math.log(nu2)
-            self._restart_scale_average()
+            self.scale.restart(math.log(nu2))
 
     def _extra_stats(self) -> dict[str, Any]:
         return {

@@ -18,6 +18,7 @@ from typing import Any
 import arviz as az
 import numpy as np
 import pymc as pm
+from pymc.blocking import DictToArrayBijection, RaveledVars
 from scipy import stats
 
 from pymc_kameleon import (
@@ -27,8 +28,6 @@ from pymc_kameleon import (
     estimator_potential,
     noisy_potential,
 )
-from pymc.blocking import DictToArrayBijection, RaveledVars
-
 from pymc_kameleon.diagnostics import ZScores, mcse_zscores
 
 Z_TOL = 4.0
