@@ -20,7 +20,7 @@ from rich.table import Column
 from scipy.linalg import LinAlgError
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
-from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale, robbins_monro_update
+from pymc_kameleon.core.adaptation import RunningMoments, ScaleAdapter, optimal_rw_scale
 from pymc_kameleon.core.checks import (
     check_choice,
     check_int,
@@ -60,14 +60,10 @@ class KMCState(GradientFreeState):
     """Per-chain state of :class:`KMCStep`."""
 
     learner: SurrogateLearner
-    log_step_scale: float
-    step_updates: int
-    log_step_weighted_sum: float
-    step_weight_sum: float
+    step_scale: ScaleAdapter
     n_divergent: int
     explore_moments: RunningMoments
-    explore_log_scale: float
-    explore_updates: int
+    explore_scale: ScaleAdapter
     learner_settings: LearnerSettings = field(metadata={"frozen": True})
 
 
@@ -411,7 +407,7 @@ class KMCStep(GradientFreeStep):
     @property
     def current_step_size_range(self) -> tuple[float, float]:
         """The step-size range in use (the initial range times the learned scale)."""
-        return self.trajectory_length.step_size_bounds(math.exp(self.log_step_scale))
+        return self.trajectory_length.step_size_bounds(self.step_scale.current)
 
     def surrogate_gradient(self, x: np.ndarray) -> np.ndarray:
         """Gradient of the current surrogate log-density at ``x`` (zero before the first fit).
@@ -455,28 +451,21 @@ class KMCStep(GradientFreeStep):
     def _reset_chain_state(self) -> None:
         self._reset_common_state()
         self.learner = SurrogateLearner(self.learner_settings, self.dim)
-        self._restart_step_size()
+        # log of the factor on both ends of step_size_range, toward target_accept
+        self.step_scale = ScaleAdapter()
         self.n_divergent = 0
         self.explore_moments = RunningMoments(self.dim)
-        self.explore_log_scale = math.log(optimal_rw_scale(self.dim))
-        self.explore_updates = 0
+        self.explore_scale = ScaleAdapter(math.log(optimal_rw_scale(self.dim)))
         if self.initial_history is not None:
             # recorded at iterations -n..-1 and counted as learned; fitted at the first iteration
             self.learner.enter_initial_history(self.initial_history, self.rng)
             for x in self.initial_history:
                 self.explore_moments.update(x)
 
-    def _restart_step_size(self) -> None:
-        """Start the step-size learning afresh (the proposal mechanism changed)."""
-        self.log_step_scale = 0.0
-        self.step_updates = 0
-        self.log_step_weighted_sum = 0.0
-        self.step_weight_sum = 0.0
-
     def stop_tuning(self) -> None:
         """End warm-up: fix the step-size scale at its weighted warm-up average; freeze."""
-        if self.tune and self.step_weight_sum > 0.0:
-            self.log_step_scale = self.log_step_weighted_sum / self.step_weight_sum
+        if self.tune:
+            self.step_scale.settle()
         super().stop_tuning()
 
     # ----------------------------------------------------------------------------------------
@@ -501,7 +490,7 @@ class KMCStep(GradientFreeStep):
             # the fit on initial_history chooses the hyperparameters as a warm-up refit, even
             # with tune=0
             if self.learner.refit(self.rng, learn=True):
-                self._restart_step_size()
+                self.step_scale.reset()
         logp_evals = self._refresh_current(q0.data)
         self._check_start(q0)
         logp_evals += self._measure_noise()
@@ -531,7 +520,7 @@ class KMCStep(GradientFreeStep):
 
     def _hamiltonian_move(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
         """Leapfrog on the surrogate; Metropolis test with the true Hamiltonian."""
-        n_steps, step_size = self.trajectory_length.draw(self.rng, math.exp(self.log_step_scale))
+        n_steps, step_size = self.trajectory_length.draw(self.rng, self.step_scale.current)
         metric = self.learner.metric
         p0 = metric.draw_momentum(self.rng, self.dim)
         trajectory = self.learner.trajectory(x, p0, step_size, n_steps)
@@ -607,7 +596,7 @@ class KMCStep(GradientFreeStep):
 
     def _explore_cholesky(self) -> np.ndarray:
         """Cholesky factor of the adaptive random walk's covariance (warm-up moves)."""
-        scale = math.exp(self.explore_log_scale)
+        scale = self.explore_scale.current
         if self.explore_moments.count > self.dim + 1 and self.explore_moments.has_spread():
             cov = self.explore_moments.covariance()
             jitter = 1e-6 * max(float(np.mean(np.diag(cov))), 1e-12)
@@ -648,15 +637,9 @@ class KMCStep(GradientFreeStep):
     # adaptation
     def _adapt(self, accept_prob: float, explored: bool) -> None:
         if explored:
-            self.explore_log_scale = robbins_monro_update(
-                self.explore_log_scale,
-                accept_prob,
-                self._noisy_target(RANDOM_WALK_TARGET),
-                self.explore_updates,
-            )
-            self.explore_updates += 1
+            self.explore_scale.update(accept_prob, self._noisy_target(RANDOM_WALK_TARGET))
         else:
-            self._adapt_step_size(accept_prob)
+            self.step_scale.update(accept_prob, self._noisy_target(self.target_accept))
         t = self.iteration
         p = self.schedule.probability(t, bool(self.tune))
         if p <= 0.0 or (p < 1.0 and self.rng.random() >= p):
@@ -665,18 +648,7 @@ class KMCStep(GradientFreeStep):
         if self.tune:
             self.explore_moments.update(x)
         if self.learner.learn(x, t, self.rng, tuning=bool(self.tune)):
-            self._restart_step_size()
-
-    def _adapt_step_size(self, accept_prob: float) -> None:
-        self.log_step_scale = robbins_monro_update(
-            self.log_step_scale,
-            accept_prob,
-            self._noisy_target(self.target_accept),
-            self.step_updates,
-        )
-        self.step_updates += 1
-        self.log_step_weighted_sum += self.step_updates * self.log_step_scale
-        self.step_weight_sum += self.step_updates
+            self.step_scale.reset()  # the proposal mechanism changed: learn the step afresh
 
     # ----------------------------------------------------------------------------------------
     # progress bar
