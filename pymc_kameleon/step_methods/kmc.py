@@ -300,47 +300,25 @@ class KMCStep(GradientFreeStep):
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
     ) -> None:
-        estimator = check_choice(
-            "estimator",
-            estimator,
-            ESTIMATORS,
-            hint="'lite' is the robust default, 'finite' scales to long histories.",
-        )
-        n_history = check_int("n_history", n_history, minimum=10)
-        self.learner_settings = LearnerSettings(
-            estimator=estimator,
-            n_history=n_history,
-            n_features=check_int("n_features", n_features, minimum=1),
-            lengthscale=_parse_lengthscale(lengthscale),
-            **_parse_ridges(regularisation, estimator),
-            diagonal_mass=check_choice("mass", mass, MASS_OPTIONS) == "diagonal",
-            adapt_start=check_int("adapt_start", adapt_start, minimum=10),
-            refit_growth=check_number("refit_growth", refit_growth, minimum=1.0, open_minimum=True),
-            capacity=_parse_capacity(history_capacity, n_history),
-        )
+        self.learner_settings = _parse_learner_settings(
+            estimator, n_history, n_features, lengthscale, regularisation, mass,
+            adapt_start, refit_growth, history_capacity,
+        )  # fmt: skip
         self.trajectory_length = UniformTrajectoryLength(n_steps_range, step_size_range)
+        self.step_size_range = self.trajectory_length.step_size_range
+        self.n_steps_range = self.trajectory_length.n_steps_range
         self.target_accept = check_number(
-            "target_accept",
-            target_accept,
-            minimum=0.0,
-            maximum=1.0,
-            open_minimum=True,
-            open_maximum=True,
-            hint="0.6-0.8 suits Hamiltonian proposals.",
-        )
+            "target_accept", target_accept, minimum=0.0, maximum=1.0, open_minimum=True,
+            open_maximum=True, hint="0.6-0.8 suits Hamiltonian proposals.",
+        )  # fmt: skip
         self.warmup_explore = _parse_warmup_explore(warmup_explore, initial_history)
         self.initial_history = None  # validated once the base class knows the dimension
         super().__init__(
-            vars,
-            adaptation=adaptation,
-            model=model,
-            initial_point=initial_point,
-            compile_kwargs=compile_kwargs,
-            blocked=blocked,
-            rng=rng,
+            vars, adaptation=adaptation, model=model, initial_point=initial_point,
+            compile_kwargs=compile_kwargs, blocked=blocked, rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
-        )
+        )  # fmt: skip
         if initial_history is not None:
             self._set_initial_history(initial_history)
 
@@ -393,16 +371,6 @@ class KMCStep(GradientFreeStep):
     @surrogate_scale.setter
     def surrogate_scale(self, value: float) -> None:
         self.learner.surrogate_scale = float(value)
-
-    @property
-    def step_size_range(self) -> tuple[float, float]:
-        """The initial ``(eps_min, eps_max)``."""
-        return self.trajectory_length.step_size_range
-
-    @property
-    def n_steps_range(self) -> tuple[int, int]:
-        """``(L_min, L_max)``."""
-        return self.trajectory_length.n_steps_range
 
     @property
     def current_step_size_range(self) -> tuple[float, float]:
@@ -680,6 +648,38 @@ class KMCStep(GradientFreeStep):
 
 # --------------------------------------------------------------------------------------------
 # argument parsing
+def _parse_learner_settings(
+    estimator: Any,
+    n_history: Any,
+    n_features: Any,
+    lengthscale: Any,
+    regularisation: Any,
+    mass: Any,
+    adapt_start: Any,
+    refit_growth: Any,
+    history_capacity: Any,
+) -> LearnerSettings:
+    """The learning arguments of :class:`KMCStep`, validated."""
+    estimator = check_choice(
+        "estimator",
+        estimator,
+        ESTIMATORS,
+        hint="'lite' is the robust default, 'finite' scales to long histories.",
+    )
+    n_history = check_int("n_history", n_history, minimum=10)
+    return LearnerSettings(
+        estimator=estimator,
+        n_history=n_history,
+        n_features=check_int("n_features", n_features, minimum=1),
+        lengthscale=_parse_lengthscale(lengthscale),
+        **_parse_ridges(regularisation, estimator),
+        diagonal_mass=check_choice("mass", mass, MASS_OPTIONS) == "diagonal",
+        adapt_start=check_int("adapt_start", adapt_start, minimum=10),
+        refit_growth=check_number("refit_growth", refit_growth, minimum=1.0, open_minimum=True),
+        capacity=_parse_capacity(history_capacity, n_history),
+    )
+
+
 def _parse_lengthscale(lengthscale: Any) -> float | None:
     """``"cv"`` (None: cross-validate) or a positive finite float."""
     if isinstance(lengthscale, str):
