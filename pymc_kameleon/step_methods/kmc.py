@@ -17,10 +17,9 @@ from typing import Any, ClassVar
 import numpy as np
 from rich.progress import TextColumn
 from rich.table import Column
-from scipy.linalg import LinAlgError
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
-from pymc_kameleon.core.adaptation import RunningMoments, ScaleAdapter, optimal_rw_scale
+from pymc_kameleon.core.adaptation import ScaleAdapter
 from pymc_kameleon.core.checks import (
     check_choice,
     check_int,
@@ -34,7 +33,7 @@ from pymc_kameleon.core.hamiltonian import (
     log_accept_ratio,
 )
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
-from pymc_kameleon.core.proposals import cholesky_with_jitter
+from pymc_kameleon.core.proposals import AdaptiveCovarianceProposal
 from pymc_kameleon.core.surrogates.learner import LearnerSettings, SurrogateLearner
 from pymc_kameleon.step_methods.base import (
     GradientFreeState,
@@ -50,6 +49,8 @@ MASS_OPTIONS = ("identity", "diagonal")
 MAX_ENERGY_ERROR = 1000.0
 #: before the first fit the proposal is a random walk, tuned like one
 RANDOM_WALK_TARGET = 0.234
+#: ridge of the random walk's covariance, relative to its mean variance
+RANDOM_WALK_RIDGE = 1e-6
 #: fewest states of ``initial_history`` for a fit with a fixed length scale / with CV
 MIN_INITIAL_HISTORY = 2
 MIN_INITIAL_HISTORY_CV = 4
@@ -62,8 +63,7 @@ class KMCState(GradientFreeState):
     learner: SurrogateLearner
     step_scale: ScaleAdapter
     n_divergent: int
-    explore_moments: RunningMoments
-    explore_scale: ScaleAdapter
+    explore: AdaptiveCovarianceProposal
     learner_settings: LearnerSettings = field(metadata={"frozen": True})
 
 
@@ -422,13 +422,15 @@ class KMCStep(GradientFreeStep):
         # log of the factor on both ends of step_size_range, toward target_accept
         self.step_scale = ScaleAdapter()
         self.n_divergent = 0
-        self.explore_moments = RunningMoments(self.dim)
-        self.explore_scale = ScaleAdapter(math.log(optimal_rw_scale(self.dim)))
+        # Haario's adaptive random walk; its covariance once the chain moved dim + 1 times
+        self.explore = AdaptiveCovarianceProposal(
+            self.dim, min_states=self.dim + 2, relative_ridge=RANDOM_WALK_RIDGE
+        )
         if self.initial_history is not None:
             # recorded at iterations -n..-1 and counted as learned; fitted at the first iteration
             self.learner.enter_initial_history(self.initial_history, self.rng)
             for x in self.initial_history:
-                self.explore_moments.update(x)
+                self.explore.record(x)
 
     def stop_tuning(self) -> None:
         """End warm-up: fix the step-size scale at its weighted warm-up average; freeze."""
@@ -562,25 +564,9 @@ class KMCStep(GradientFreeStep):
             finite=trajectory.finite,
         )
 
-    def _explore_cholesky(self) -> np.ndarray:
-        """Cholesky factor of the adaptive random walk's covariance (warm-up moves)."""
-        scale = self.explore_scale.current
-        if self.explore_moments.count > self.dim + 1 and self.explore_moments.has_spread():
-            cov = self.explore_moments.covariance()
-            jitter = 1e-6 * max(float(np.mean(np.diag(cov))), 1e-12)
-            cov = scale * (cov + jitter * np.eye(self.dim))
-        else:
-            cov = scale * np.eye(self.dim)
-        try:
-            return cholesky_with_jitter(cov)
-        except (LinAlgError, ValueError):
-            return math.sqrt(scale) * np.eye(self.dim)
-
     def _explore_move(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
         """Adaptive-Metropolis move (warm-up only): symmetric Gaussian random walk."""
-        x_new = (x + self._explore_cholesky() @ self.rng.standard_normal(self.dim)).astype(
-            x.dtype, copy=False
-        )
+        x_new, _ = self.explore.propose(x, self.rng)  # symmetric: no Hastings term
         logp_new, noise_new = self._estimate_logp(x_new)
         valid = math.isfinite(logp_new)
         decision = mh_decide(
@@ -605,7 +591,7 @@ class KMCStep(GradientFreeStep):
     # adaptation
     def _adapt(self, accept_prob: float, explored: bool) -> None:
         if explored:
-            self.explore_scale.update(accept_prob, self._noisy_target(RANDOM_WALK_TARGET))
+            self.explore.scale.update(accept_prob, self._noisy_target(RANDOM_WALK_TARGET))
         else:
             self.step_scale.update(accept_prob, self._noisy_target(self.target_accept))
         t = self.iteration
@@ -614,7 +600,7 @@ class KMCStep(GradientFreeStep):
             return
         x = self.x_current
         if self.tune:
-            self.explore_moments.update(x)
+            self.explore.record(x)
         if self.learner.learn(x, t, self.rng, tuning=bool(self.tune)):
             self.step_scale.reset()  # the proposal mechanism changed: learn the step afresh
 
