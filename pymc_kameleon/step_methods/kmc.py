@@ -20,13 +20,7 @@ from rich.table import Column
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
 from pymc_kameleon.core.adaptation import ScaleAdapter
-from pymc_kameleon.core.checks import (
-    check_choice,
-    check_int,
-    check_nonnegative,
-    check_number,
-    check_positive,
-)
+from pymc_kameleon.core.checks import check_number
 from pymc_kameleon.core.hamiltonian import (
     LeapfrogResult,
     UniformTrajectoryLength,
@@ -43,8 +37,6 @@ from pymc_kameleon.step_methods.base import (
 
 __all__ = ["KMCState", "KMCStep"]
 
-ESTIMATORS = ("lite", "finite", "auto")
-MASS_OPTIONS = ("identity", "diagonal")
 #: PyMC's HMC threshold: an energy error above this marks a divergent trajectory
 MAX_ENERGY_ERROR = 1000.0
 #: before the first fit the proposal is a random walk, tuned like one
@@ -300,13 +292,12 @@ class KMCStep(GradientFreeStep):
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
     ) -> None:
-        self.learner_settings = _parse_learner_settings(
+        self.learner_settings = LearnerSettings.from_arguments(
             estimator, n_history, n_features, lengthscale, regularisation, mass,
             adapt_start, refit_growth, history_capacity,
         )  # fmt: skip
-        self.trajectory_length = UniformTrajectoryLength(n_steps_range, step_size_range)
-        self.step_size_range = self.trajectory_length.step_size_range
-        self.n_steps_range = self.trajectory_length.n_steps_range
+        lengths = self.trajectory_length = UniformTrajectoryLength(n_steps_range, step_size_range)
+        self.step_size_range, self.n_steps_range = lengths.step_size_range, lengths.n_steps_range
         self.target_accept = check_number(
             "target_accept", target_accept, minimum=0.0, maximum=1.0, open_minimum=True,
             open_maximum=True, hint="0.6-0.8 suits Hamiltonian proposals.",
@@ -407,12 +398,9 @@ class KMCStep(GradientFreeStep):
         float
         """
         if self._noisy_logp is None:
-            return float(self._logp(np.asarray(x, dtype=self._logp_dtype())))
-        noise = self._noisy_logp.draw(x, np.random.default_rng())
-        return float(self._noisy_logp(x, noise))
-
-    def _logp_dtype(self) -> Any:
-        return self._logp.maker.inputs[0].variable.dtype
+            dtype = self._logp.maker.inputs[0].variable.dtype  # the compiled logp trusts it
+            return float(self._logp(np.asarray(x, dtype=dtype)))
+        return float(self._noisy_logp(x, self._noisy_logp.draw(x, np.random.default_rng())))
 
     # ----------------------------------------------------------------------------------------
     # chain life cycle
@@ -634,78 +622,6 @@ class KMCStep(GradientFreeStep):
 
 # --------------------------------------------------------------------------------------------
 # argument parsing
-def _parse_learner_settings(
-    estimator: Any,
-    n_history: Any,
-    n_features: Any,
-    lengthscale: Any,
-    regularisation: Any,
-    mass: Any,
-    adapt_start: Any,
-    refit_growth: Any,
-    history_capacity: Any,
-) -> LearnerSettings:
-    """The learning arguments of :class:`KMCStep`, validated."""
-    estimator = check_choice(
-        "estimator",
-        estimator,
-        ESTIMATORS,
-        hint="'lite' is the robust default, 'finite' scales to long histories.",
-    )
-    n_history = check_int("n_history", n_history, minimum=10)
-    return LearnerSettings(
-        estimator=estimator,
-        n_history=n_history,
-        n_features=check_int("n_features", n_features, minimum=1),
-        lengthscale=_parse_lengthscale(lengthscale),
-        **_parse_ridges(regularisation, estimator),
-        diagonal_mass=check_choice("mass", mass, MASS_OPTIONS) == "diagonal",
-        adapt_start=check_int("adapt_start", adapt_start, minimum=10),
-        refit_growth=check_number("refit_growth", refit_growth, minimum=1.0, open_minimum=True),
-        capacity=_parse_capacity(history_capacity, n_history),
-    )
-
-
-def _parse_lengthscale(lengthscale: Any) -> float | None:
-    """``"cv"`` (None: cross-validate) or a positive finite float."""
-    if isinstance(lengthscale, str):
-        check_choice("lengthscale", lengthscale, ("cv",), also="a finite number > 0")
-        return None
-    return check_positive("lengthscale", lengthscale, also="'cv'")
-
-
-def _parse_ridges(regularisation: Any, estimator: str) -> dict[str, float]:
-    """The ``regularisation`` argument -> the ridges of the lite and the finite fit."""
-    if regularisation is None:
-        return {"lite_ridge": 1.0, "finite_ridge": 5.0}
-    value = check_nonnegative(
-        "regularisation",
-        regularisation,
-        also="None (the defaults)",
-        hint="It is the ridge lambda of the score-matching fit.",
-    )
-    if value == 0.0 and estimator != "lite":
-        raise ValueError(
-            f"`regularisation` must be > 0 with estimator={estimator!r} (the finite "
-            f"estimator's linear system is singular without a ridge), got "
-            f"{regularisation!r}; leave it unset for the default."
-        )
-    return {"lite_ridge": value, "finite_ridge": value}
-
-
-def _parse_capacity(history_capacity: Any, n_history: int) -> int:
-    """The ``history_capacity`` argument -> the number of states the history keeps."""
-    if history_capacity is None:
-        return max(10 * n_history, 10_000)
-    return check_int(
-        "history_capacity",
-        history_capacity,
-        minimum=n_history,
-        also="None (max(10 * n_history, 10000))",
-        hint="It must hold at least `n_history` states.",
-    )
-
-
 def _parse_warmup_explore(warmup_explore: Any, initial_history: Any) -> float:
     """The ``warmup_explore`` argument (None: 0.5, or 0 with ``initial_history``)."""
     if warmup_explore is None:

@@ -28,12 +28,30 @@ import numpy as np
 
 from pymc_kameleon.core._threads import single_blas_thread
 from pymc_kameleon.core.bandwidth import median_heuristic
+from pymc_kameleon.core.checks import (
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_number,
+    check_positive,
+)
 from pymc_kameleon.core.hamiltonian import DiagonalMetric, LeapfrogResult, leapfrog
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.surrogates import SURROGATES, Surrogate, make_surrogate
 from pymc_kameleon.core.surrogates.lengthscale_cv import select_lengthscale
 
-__all__ = ["LearnerSettings", "SurrogateLearner"]
+__all__ = [
+    "ESTIMATORS",
+    "MASS_OPTIONS",
+    "LearnerSettings",
+    "SurrogateLearner",
+    "states_in_time_order",
+]
+
+#: the ``estimator`` choices: a surrogate of :data:`~pymc_kameleon.core.surrogates.SURROGATES`,
+#: or lite then finite
+ESTIMATORS = ("lite", "finite", "auto")
+MASS_OPTIONS = ("identity", "diagonal")
 
 #: points used for the median distance and the cross-validation of the length scale
 CV_MAX_POINTS = 300
@@ -84,6 +102,53 @@ class LearnerSettings:
     adapt_start: int
     refit_growth: float
     capacity: int
+
+    @classmethod
+    def from_arguments(
+        cls,
+        estimator: object,
+        n_history: object,
+        n_features: object,
+        lengthscale: object,
+        regularisation: object,
+        mass: object,
+        adapt_start: object,
+        refit_growth: object,
+        history_capacity: object,
+    ) -> LearnerSettings:
+        """Validate KMCStep's learning arguments (same names and meanings) into settings.
+
+        ``lengthscale`` is ``"cv"`` or a number, ``regularisation`` None (the defaults 1 and 5)
+        or the ridge of both fits, ``mass`` ``"identity"`` or ``"diagonal"``,
+        ``history_capacity`` None (``max(10 * n_history, 10000)``) or a number.
+
+        Returns
+        -------
+        LearnerSettings
+
+        Raises
+        ------
+        ValueError
+            If an argument is invalid; the message names it.
+        """
+        estimator = check_choice(
+            "estimator",
+            estimator,
+            ESTIMATORS,
+            hint="'lite' is the robust default, 'finite' scales to long histories.",
+        )
+        n_history = check_int("n_history", n_history, minimum=10)
+        return cls(
+            estimator=estimator,
+            n_history=n_history,
+            n_features=check_int("n_features", n_features, minimum=1),
+            lengthscale=_parse_lengthscale(lengthscale),
+            **_parse_ridges(regularisation, estimator),
+            diagonal_mass=check_choice("mass", mass, MASS_OPTIONS) == "diagonal",
+            adapt_start=check_int("adapt_start", adapt_start, minimum=10),
+            refit_growth=check_number("refit_growth", refit_growth, minimum=1.0, open_minimum=True),
+            capacity=_parse_capacity(history_capacity, n_history),
+        )
 
     def n_basis(self, name: str) -> int:
         """Size of the surrogate called ``name``."""
@@ -389,3 +454,43 @@ def _same_value(a: object, b: object) -> bool:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
     return bool(a == b)
+
+
+def _parse_lengthscale(lengthscale: object) -> float | None:
+    """``"cv"`` (None: cross-validate) or a positive finite float."""
+    if isinstance(lengthscale, str):
+        check_choice("lengthscale", lengthscale, ("cv",), also="a finite number > 0")
+        return None
+    return check_positive("lengthscale", lengthscale, also="'cv'")
+
+
+def _parse_ridges(regularisation: object, estimator: str) -> dict[str, float]:
+    """The ``regularisation`` argument -> the ridges of the lite and the finite fit."""
+    if regularisation is None:
+        return {"lite_ridge": 1.0, "finite_ridge": 5.0}
+    value = check_nonnegative(
+        "regularisation",
+        regularisation,
+        also="None (the defaults)",
+        hint="It is the ridge lambda of the score-matching fit.",
+    )
+    if value == 0.0 and estimator != "lite":
+        raise ValueError(
+            f"`regularisation` must be > 0 with estimator={estimator!r} (the finite "
+            f"estimator's linear system is singular without a ridge), got "
+            f"{regularisation!r}; leave it unset for the default."
+        )
+    return {"lite_ridge": value, "finite_ridge": value}
+
+
+def _parse_capacity(history_capacity: object, n_history: int) -> int:
+    """The ``history_capacity`` argument -> the number of states the history keeps."""
+    if history_capacity is None:
+        return max(10 * n_history, 10_000)
+    return check_int(
+        "history_capacity",
+        history_capacity,
+        minimum=n_history,
+        also="None (max(10 * n_history, 10000))",
+        hint="It must hold at least `n_history` states.",
+    )
