@@ -125,7 +125,7 @@ class KMCStep(GradientFreeStep):
     regularisation : float, optional
         Ridge :math:`\lambda`. Lite: added to :math:`C` (default 1.0). Finite: scale-free, in units
         of one state's contribution to the score-matching matrix (default 5.0; see
-        :func:`pymc_kameleon.core.random_features.relative_ridge`).
+        :func:`pymc_kameleon.core.surrogates.finite.relative_ridge`).
     step_size_range : tuple of float, default (0.05, 0.3)
         Initial :math:`(\epsilon_{min}, \epsilon_{max})`; each trajectory draws
         :math:`\epsilon \sim U[\epsilon_{min}, \epsilon_{max}]`. Both ends are rescaled together

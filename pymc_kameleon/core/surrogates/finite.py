@@ -20,9 +20,9 @@ Score-matching statistics of one point ``x``
     ``C(x) = G(x)^T G(x)`` and ``b(x) = -sum_a d^2 phi / d x_a^2 = phi(x) * ||omega_j||**2``.
 
 Ridge
-    ``theta = (sum_i C(x_i) + lam I)^{-1} sum_i b(x_i)``: the statistics are *sums* over all
-    ``N`` states, not averages. Equivalently, averages with ridge ``lam / N``, which is what the
-    authors' online code effectively does. With sums, adding a state changes ``A = sum C + lam I``
+    ``theta = (sum_i C(x_i) + ridge I)^{-1} sum_i b(x_i)``: the statistics are *sums* over all
+    ``N`` states, not averages. Equivalently, averages with ridge ``ridge / N``, which is what the
+    authors' online code effectively does. With sums, adding a state changes ``A = sum C + ridge I``
     by exactly ``d`` rank-one terms (the rows of ``G(x)``) and nothing else, so the Cholesky factor
     of ``A`` can be kept exact with ``d`` rank-one updates per state (``O(d m**2)``), independently
     of ``N``. Averages with a fixed ridge would need a rescaling of the whole factor plus an
@@ -200,7 +200,7 @@ class RandomFeatures:
 class FiniteScoreMatching(Surrogate):
     """Score-matching fit of ``f(x) = theta . phi(x)`` with exact online updates.
 
-    The state is ``A = sum_i C(x_i) + lam I`` (kept as its lower Cholesky factor), the vector
+    The state is ``A = sum_i C(x_i) + ridge I`` (kept as its lower Cholesky factor), the vector
     ``s = sum_i b(x_i)``, the count ``N`` and ``theta = A^{-1} s``. Memory is ``O(m**2)`` and
     does not depend on ``N``.
 
@@ -208,8 +208,8 @@ class FiniteScoreMatching(Surrogate):
     ----------
     features : RandomFeatures
         The feature map ``phi``.
-    regularisation : float
-        Ridge ``lam > 0`` added to ``sum_i C(x_i)`` (not to its average; see module notes).
+    ridge : float
+        Ridge ``ridge > 0`` added to ``sum_i C(x_i)`` (not to its average; see module notes).
     use_numba : bool, default True
         Use the compiled rank-one update when Numba is available.
 
@@ -229,13 +229,11 @@ class FiniteScoreMatching(Surrogate):
     #: every learned state is absorbed exactly by :meth:`update`
     online = True
 
-    def __init__(
-        self, features: RandomFeatures, regularisation: float, use_numba: bool = True
-    ) -> None:
+    def __init__(self, features: RandomFeatures, ridge: float, use_numba: bool = True) -> None:
         if not isinstance(features, RandomFeatures):
             raise ValueError("`features` must be a RandomFeatures instance.")
         self.features = features
-        self.regularisation = check_positive("regularisation", regularisation)
+        self.ridge = check_positive("ridge", ridge)
         self.use_numba = bool(use_numba)
         self.reset()
 
@@ -245,7 +243,7 @@ class FiniteScoreMatching(Surrogate):
         dim: int,
         n_features: int,
         lengthscale: float,
-        regularisation: float,
+        ridge: float,
         rng: np.random.Generator,
         use_numba: bool = True,
     ) -> FiniteScoreMatching:
@@ -259,7 +257,7 @@ class FiniteScoreMatching(Surrogate):
             Number of random Fourier features.
         lengthscale : float
             Length scale of the Gaussian kernel the features approximate.
-        regularisation : float
+        ridge : float
             Ridge parameter of the score-matching solve (> 0).
         rng : numpy.random.Generator
             Source of the feature frequencies and phases.
@@ -270,9 +268,9 @@ class FiniteScoreMatching(Surrogate):
         -------
         FiniteScoreMatching
         """
-        regularisation = check_positive("regularisation", regularisation)
+        ridge = check_positive("ridge", ridge)
         features = RandomFeatures.draw(dim, n_features, lengthscale, rng)
-        return cls(features, regularisation, use_numba=use_numba)
+        return cls(features, ridge, use_numba=use_numba)
 
     @classmethod
     def from_history(
@@ -323,9 +321,9 @@ class FiniteScoreMatching(Surrogate):
         return self.n_features
 
     def reset(self) -> None:
-        """Forget all states: ``A = lam I``, ``s = 0``, ``N = 0``, ``theta = 0``."""
+        """Forget all states: ``A = ridge I``, ``s = 0``, ``N = 0``, ``theta = 0``."""
         m = self.n_features
-        self.cholesky = np.asfortranarray(math.sqrt(self.regularisation) * np.eye(m))
+        self.cholesky = np.asfortranarray(math.sqrt(self.ridge) * np.eye(m))
         self.score_sum = np.zeros(m)
         self.theta = np.zeros(m)
         self.n_states = 0
@@ -348,7 +346,7 @@ class FiniteScoreMatching(Surrogate):
         """
         states = np.atleast_2d(np.asarray(states, dtype=float))
         m = self.n_features
-        gram = self.regularisation * np.eye(m)
+        gram = self.ridge * np.eye(m)
         score = np.zeros(m)
         for start in range(0, states.shape[0], _BATCH_CHUNK):
             chunk = states[start : start + _BATCH_CHUNK]
@@ -447,7 +445,7 @@ class FiniteScoreMatching(Surrogate):
             return NotImplemented
         return (
             self.n_states == other.n_states
-            and self.regularisation == other.regularisation
+            and self.ridge == other.ridge
             and self.features == other.features
             and np.array_equal(self.cholesky, other.cholesky)
             and np.array_equal(self.score_sum, other.score_sum)
@@ -460,22 +458,22 @@ class FiniteScoreMatching(Surrogate):
         """Short description."""
         return (
             f"FiniteScoreMatching(dim={self.dim}, n_features={self.n_features}, "
-            f"regularisation={self.regularisation!r}, n_states={self.n_states})"
+            f"ridge={self.ridge!r}, n_states={self.n_states})"
         )
 
 
-def relative_ridge(regularisation: float, dim: int, n_features: int, lengthscale: float) -> float:
-    """Ridge on the *sums* of :class:`FiniteScoreMatching` from a scale-free regularisation.
+def relative_ridge(ridge: float, dim: int, n_features: int, lengthscale: float) -> float:
+    """Ridge on the *sums* of :class:`FiniteScoreMatching` from a scale-free ridge.
 
     One state contributes ``C(x)`` with mean diagonal ``sum_j ||grad phi_j||**2 / m``, whose
     expectation over the features is ``d / (m l**2)``. Expressing the ridge in units of that
     one-state diagonal makes one number mean the same for any ``d``, ``m`` and length scale ``l``:
-    ``regularisation = 5`` weighs the prior like five states' worth of data. (On the 8-D banana,
+    ``ridge = 5`` weighs the prior like five states' worth of data. (On the 8-D banana,
     values between 1 and 20 worked equally well; 1000 times more or less did not.)
 
     Parameters
     ----------
-    regularisation : float
+    ridge : float
         Scale-free ridge (> 0).
     dim : int
         Dimension ``d``.
@@ -489,6 +487,6 @@ def relative_ridge(regularisation: float, dim: int, n_features: int, lengthscale
     float
         The ridge to pass to :class:`FiniteScoreMatching`.
     """
-    regularisation = check_positive("regularisation", regularisation)
+    ridge = check_positive("ridge", ridge)
     lengthscale = check_positive("lengthscale", lengthscale)
-    return regularisation * dim / (check_int("n_features", n_features, minimum=1) * lengthscale**2)
+    return ridge * dim / (check_int("n_features", n_features, minimum=1) * lengthscale**2)

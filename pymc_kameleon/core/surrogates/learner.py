@@ -320,7 +320,7 @@ class SurrogateLearner:
         previous = None if math.isnan(self.lengthscale) else self.lengthscale
         self.lengthscale = select_lengthscale(
             z,
-            lam=self.settings.lite_ridge,
+            ridge=self.settings.lite_ridge,
             n_folds=min(CV_FOLDS, z.shape[0] // 2),
             rng=rng,
             previous=previous,

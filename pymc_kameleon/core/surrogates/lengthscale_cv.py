@@ -20,7 +20,7 @@ __all__ = ["cross_validated_objective", "select_lengthscale"]
 def cross_validated_objective(
     Z: np.ndarray,
     lengthscale: float,
-    lam: float,
+    ridge: float,
     n_folds: int = 5,
     rng: np.random.Generator | None = None,
 ) -> float:
@@ -36,7 +36,7 @@ def cross_validated_objective(
         training rows.
     lengthscale : float
         Gaussian kernel length scale, finite and > 0.
-    lam : float
+    ridge : float
         Ridge regularisation, finite and >= 0.
     n_folds : int, default 5
         Number of folds, >= 2 and <= ``n``.
@@ -50,9 +50,9 @@ def cross_validated_objective(
     """
     Z = check_samples("Z", Z)
     lengthscale = check_positive("lengthscale", lengthscale)
-    lam = check_nonnegative("lam", lam)
+    ridge = check_nonnegative("ridge", ridge)
     folds = _fold_indices(Z.shape[0], n_folds, rng)
-    return _cv_score(Z, folds, lengthscale, lam)
+    return _cv_score(Z, folds, lengthscale, ridge)
 
 
 def _fold_indices(n: int, n_folds: int, rng: np.random.Generator | None) -> list[np.ndarray]:
@@ -80,7 +80,7 @@ def _fold_indices(n: int, n_folds: int, rng: np.random.Generator | None) -> list
     return np.array_split(rng.permutation(n), n_folds)
 
 
-def _cv_score(Z: np.ndarray, folds: list[np.ndarray], lengthscale: float, lam: float) -> float:
+def _cv_score(Z: np.ndarray, folds: list[np.ndarray], lengthscale: float, ridge: float) -> float:
     """Mean held-out objective for a fixed fold partition.
 
     Parameters
@@ -91,7 +91,7 @@ def _cv_score(Z: np.ndarray, folds: list[np.ndarray], lengthscale: float, lam: f
         Held-out index arrays.
     lengthscale : float
         Validated length scale.
-    lam : float
+    ridge : float
         Validated regularisation.
 
     Returns
@@ -103,14 +103,14 @@ def _cv_score(Z: np.ndarray, folds: list[np.ndarray], lengthscale: float, lam: f
     for held_out in folds:
         train = np.ones(Z.shape[0], dtype=bool)
         train[held_out] = False
-        alpha = lite_fit(Z[train], lengthscale, lam)
+        alpha = lite_fit(Z[train], lengthscale, ridge)
         scores.append(lite_objective(alpha, Z[train], Z[held_out], lengthscale))
     return float(np.mean(scores))
 
 
 def select_lengthscale(
     Z: np.ndarray,
-    lam: float = 1.0,
+    ridge: float = 1.0,
     grid: np.ndarray | None = None,
     n_folds: int = 5,
     rng: np.random.Generator | None = None,
@@ -130,7 +130,7 @@ def select_lengthscale(
     ----------
     Z : numpy.ndarray
         Samples of shape ``(n, d)``, ``n >= 2``, finite.
-    lam : float, default 1.0
+    ridge : float, default 1.0
         Ridge regularisation used for every candidate, finite and >= 0.
     grid : numpy.ndarray or None, optional
         Explicit candidate length scales (all finite and > 0); overrides both
@@ -159,7 +159,7 @@ def select_lengthscale(
         The best candidate length scale.
     """
     Z = check_samples("Z", Z)
-    lam = check_nonnegative("lam", lam)
+    ridge = check_nonnegative("ridge", ridge)
     if rng is None:
         rng = np.random.default_rng(0)
     candidates = _candidate_grid(Z, grid, previous, rng)
@@ -169,7 +169,7 @@ def select_lengthscale(
     folds = _fold_indices(Z.shape[0], n_folds, None if blocked else rng)
     if blocked:
         folds = np.array_split(np.arange(Z.shape[0]), len(folds))
-    scores = [_cv_score(Z, folds, ell, lam) for ell in candidates]
+    scores = [_cv_score(Z, folds, ell, ridge) for ell in candidates]
     return float(candidates[int(np.nanargmin(scores))])
 
 

@@ -217,12 +217,12 @@ def _solve_psd(A: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- public API
 
 
-def lite_fit(Z: np.ndarray, lengthscale: float, lam: float) -> np.ndarray:
+def lite_fit(Z: np.ndarray, lengthscale: float, ridge: float) -> np.ndarray:
     """Closed-form score-matching weights of the lite surrogate (paper Prop. 1).
 
-    Solves ``(C + lam * I) alpha = -(sigma / 2) b`` with ``sigma = 2 * lengthscale**2``,
+    Solves ``(C + ridge * I) alpha = -(sigma / 2) b`` with ``sigma = 2 * lengthscale**2``,
     which is the exact minimiser of
-    ``lite_objective(alpha, Z, Z, lengthscale) + 2 * lam / (n * sigma**2) * ||alpha||**2``.
+    ``lite_objective(alpha, Z, Z, lengthscale) + 2 * ridge / (n * sigma**2) * ||alpha||**2``.
 
     Parameters
     ----------
@@ -230,8 +230,8 @@ def lite_fit(Z: np.ndarray, lengthscale: float, lam: float) -> np.ndarray:
         Basis / training samples of shape ``(n, d)``, ``n >= 2``, finite.
     lengthscale : float
         Gaussian kernel length scale, finite and > 0.
-    lam : float
-        Ridge regularisation, finite and >= 0. With ``lam = 0`` a small jitter
+    ridge : float
+        Ridge regularisation, finite and >= 0. With ``ridge = 0`` a small jitter
         is added if ``C`` is numerically singular.
 
     Returns
@@ -246,12 +246,12 @@ def lite_fit(Z: np.ndarray, lengthscale: float, lam: float) -> np.ndarray:
     """
     Z = check_samples("Z", Z)
     lengthscale = check_positive("lengthscale", lengthscale)
-    lam = check_nonnegative("lam", lam)
+    ridge = check_nonnegative("ridge", ridge)
     sigma = _sigma(lengthscale)
     K, sq_dist = _kernel_matrix(Z, Z, sigma)
     b = _linear_term(K, sq_dist, sigma, Z.shape[1])
     C = _quadratic_term(_derivative_factors(Z, Z, K))
-    C[np.diag_indices_from(C)] += lam
+    C[np.diag_indices_from(C)] += ridge
     return _solve_psd(C, -0.5 * sigma * b)
 
 
@@ -370,7 +370,7 @@ class LiteSurrogate(Surrogate):
     lengthscale: float
 
     @classmethod
-    def fit(cls, Z: np.ndarray, lengthscale: float, lam: float) -> LiteSurrogate:
+    def fit(cls, Z: np.ndarray, lengthscale: float, ridge: float) -> LiteSurrogate:
         """Fit the weights on ``Z`` with :func:`lite_fit` and return the surrogate.
 
         Parameters
@@ -379,7 +379,7 @@ class LiteSurrogate(Surrogate):
             Samples (duplicates allowed), ``n >= 2``.
         lengthscale : float
             Gaussian kernel length scale (> 0).
-        lam : float
+        ridge : float
             Ridge regularisation (>= 0).
 
         Returns
@@ -387,7 +387,7 @@ class LiteSurrogate(Surrogate):
         LiteSurrogate
         """
         Z = check_samples("Z", Z)
-        return cls(Z.copy(), lite_fit(Z, lengthscale, lam), float(lengthscale))
+        return cls(Z.copy(), lite_fit(Z, lengthscale, ridge), float(lengthscale))
 
     @property
     def n_basis(self) -> int:
@@ -417,7 +417,7 @@ class LiteSurrogate(Surrogate):
         n_basis : int
             Number ``n`` of basis points.
         ridge : float
-            Ridge ``lam`` added to ``C`` (>= 0).
+            Ridge ``ridge`` added to ``C`` (>= 0).
 
         Returns
         -------
