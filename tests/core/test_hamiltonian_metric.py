@@ -75,3 +75,22 @@ def test_leapfrog_module_is_a_shim():
         "leapfrog", "leapfrog_path", "sample_momentum",
     }  # fmt: skip
     assert leapfrog_shim.leapfrog.__module__ == "pymc_kameleon.core.hamiltonian"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("score_matching", "surrogates.lite"),
+        ("random_features", "surrogates.finite"),
+        ("lengthscale_cv", "surrogates.lengthscale_cv"),
+        ("_accelerated_leapfrog", "surrogates._compiled"),
+    ],
+)
+def test_moved_surrogate_modules_keep_their_old_import_paths(old, new):
+    import importlib
+
+    old_module = importlib.import_module(f"pymc_kameleon.core.{old}")
+    new_module = importlib.import_module(f"pymc_kameleon.core.{new}")
+    assert old_module.__all__ == new_module.__all__
+    for name in old_module.__all__:
+        assert getattr(old_module, name) is getattr(new_module, name)

@@ -1,4 +1,4 @@
-"""Tests for :mod:`pymc_kameleon.core.random_features`."""
+"""Tests for :mod:`pymc_kameleon.core.surrogates.finite`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pymc_kameleon.core.cholesky_update import (
     cholesky_rank1_update,
     cholesky_rank1_update_numpy,
 )
-from pymc_kameleon.core.random_features import (
+from pymc_kameleon.core.surrogates.finite import (
     FiniteScoreMatching,
     RandomFeatures,
 )
@@ -181,7 +181,7 @@ def test_invalid_arguments(kwargs: dict, name: str) -> None:
 
 
 def test_relative_ridge_is_one_state_units() -> None:
-    from pymc_kameleon.core.random_features import relative_ridge
+    from pymc_kameleon.core.surrogates.finite import relative_ridge
 
     rng = np.random.default_rng(3)
     d, m, ell = 4, 400, 1.7

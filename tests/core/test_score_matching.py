@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from pymc_kameleon.core.lengthscale_cv import cross_validated_objective, select_lengthscale
-from pymc_kameleon.core.score_matching import (
+from pymc_kameleon.core.surrogates.lengthscale_cv import (
+    cross_validated_objective,
+    select_lengthscale,
+)
+from pymc_kameleon.core.surrogates.lite import (
     lite_fit,
     lite_gradient,
     lite_objective,
@@ -153,7 +156,7 @@ def test_select_lengthscale_validates():
 
 
 def test_lite_surrogate_matches_functional_api():
-    from pymc_kameleon.core.score_matching import LiteSurrogate, lite_fit, lite_value
+    from pymc_kameleon.core.surrogates.lite import LiteSurrogate, lite_fit, lite_value
 
     rng = np.random.default_rng(5)
     Z = rng.standard_normal((40, 3))
@@ -170,7 +173,7 @@ def test_lite_surrogate_matches_functional_api():
 
 
 def test_select_lengthscale_bounds_and_blocked_folds():
-    from pymc_kameleon.core.lengthscale_cv import select_lengthscale
+    from pymc_kameleon.core.surrogates.lengthscale_cv import select_lengthscale
 
     rng = np.random.default_rng(0)
     Z = rng.standard_normal((120, 2))
