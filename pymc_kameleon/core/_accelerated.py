@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pymc_kameleon.core._numba import HAVE_NUMBA, njit
+
 __all__ = [
     "HAVE_NUMBA",
     "eligible_indices",
@@ -24,13 +26,6 @@ __all__ = [
 
 #: fast-math flags that allow reordering sums but keep NaN and inf semantics
 _REASSOC = {"reassoc", "contract", "arcp", "nsz"}
-
-try:  # pragma: no cover - exercised implicitly
-    from numba import njit
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover
-    HAVE_NUMBA = False
 
 if HAVE_NUMBA:
 

@@ -386,7 +386,7 @@ def test_trajectories_are_leapfrog_paths(kmc_step):
     )
     # the surrogate path ends where the step's own (compiled) trajectory ends
     np.testing.assert_allclose(
-        paths.surrogate[-1], step._trajectory(start, p, 0.1, 12).q, atol=1e-10
+        paths.surrogate[-1], step.learner.trajectory(start, p, 0.1, 12).q, atol=1e-10
     )
     assert not np.allclose(paths.surrogate, paths.true)  # the surrogate is not the target
 

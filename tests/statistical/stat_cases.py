@@ -11,6 +11,7 @@ negative control is a deliberately wrong sampler that the same check must reject
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,7 @@ from pymc_kameleon.core.proposals import (
     MixtureProposal,
     Proposal,
 )
+from pymc_kameleon.core.hamiltonian import log_accept_ratio
 from pymc_kameleon.diagnostics import ZScores, mcse_zscores
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHStep
 
@@ -310,7 +312,15 @@ def kameleon_am_mixture(kameleon_weight: float = 0.8) -> AdaptiveMHStep:
 class KMCAcceptingWithSurrogate(KMCStep):
     """The Metropolis test uses the surrogate, not the target (wrong)."""
 
-    _use_true_target = False
+    def log_accept_ratio(self, x, trajectory, logp_new, kinetic_start):
+        if self.surrogate is None:
+            return super().log_accept_ratio(x, trajectory, logp_new, kinetic_start)
+        valid = trajectory.finite and math.isfinite(logp_new)
+        surrogate_new = self.surrogate.value(trajectory.q) if valid else -math.inf
+        return log_accept_ratio(
+            surrogate_new, self.surrogate.value(x), trajectory.p, kinetic_start,
+            self.learner.metric, finite=trajectory.finite,
+        )  # fmt: skip
 
 
 class MonteCarloWithinMetropolis(KameleonStep):

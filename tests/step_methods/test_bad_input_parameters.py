@@ -148,7 +148,7 @@ def test_kmc_finite_estimator_needs_a_ridge(model):
         with pytest.raises(ValueError, match=r"`regularisation` must be > 0 .* got 0\.0"):
             KMCStep([model["x"]], model=model, estimator=estimator, regularisation=0.0)
     step = KMCStep([model["x"]], model=model, estimator="lite", regularisation=0)
-    assert step.lite_regularisation == 0.0
+    assert step.learner_settings.lite_ridge == 0.0
 
 
 def test_numpy_scalars_and_bools_are_accepted(model):
@@ -185,4 +185,5 @@ def test_numpy_scalars_and_bools_are_accepted(model):
         history_capacity=np.int64(600),
     )
     assert kmc.step_size_range == (0.1, 0.2) and kmc.n_steps_range == (5, 5)
-    assert kmc.fixed_lengthscale == 2.0 and kmc.warmup_explore == 1.0 and kmc.capacity == 600
+    settings = kmc.learner_settings
+    assert settings.lengthscale == 2.0 and kmc.warmup_explore == 1.0 and settings.capacity == 600

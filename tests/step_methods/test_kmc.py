@@ -30,8 +30,7 @@ from pymc.step_methods.state import equal_dataclass_values
 
 from pymc_kameleon import KMCStep
 from pymc_kameleon._compat import EMIT_TUNE_STAT
-from pymc_kameleon.core.random_features import FiniteScoreMatching
-from pymc_kameleon.core.score_matching import LiteSurrogate
+from pymc_kameleon.core.surrogates import FiniteScoreMatching, LiteSurrogate, Surrogate
 from pymc_kameleon.step_methods.kmc import KMCState
 
 ESTIMATORS = ["lite", "finite", "auto"]
@@ -63,7 +62,7 @@ def test_sampling_state_round_trip(estimator):
     assert step.surrogate is not None
     expected = FiniteScoreMatching if estimator != "lite" else LiteSurrogate
     if estimator == "auto":  # 2 * n_features = 80 learned states: switched to finite by now
-        assert step.active_estimator == "finite"
+        assert step.learner.active_estimator == "finite"
     assert isinstance(step.surrogate, expected)
     orig = step.sampling_state
     assert isinstance(orig, KMCState)
@@ -194,10 +193,10 @@ def test_vanishing_adaptation_keeps_learning(estimator):
     step.tune = True
     point, _ = run_direct(step, model.initial_point(), 200)
     step.stop_tuning()
-    learned = step.n_learned
+    learned = step.learner.n_learned
     run_direct(step, point, 400)
-    assert step.n_learned > learned
-    assert step.history.n_seen == step.n_learned
+    assert step.learner.n_learned > learned
+    assert step.history.n_seen == step.learner.n_learned
 
 
 def test_no_leak_between_sequential_chains_and_reuse():
@@ -361,10 +360,14 @@ def test_invalid_end_points_rejected_and_flagged(bad_value):
     assert step.n_divergent == int(div.sum())
 
 
-class _NaNSurrogate:
-    """A surrogate whose gradient is NaN: every trajectory is non-finite."""
+class _NaNSurrogate(Surrogate):
+    """A surrogate whose gradient is NaN: every trajectory is non-finite (generic leapfrog)."""
 
     n_basis = 1
+
+    @classmethod
+    def from_history(cls, history, rng, *, lengthscale, n_basis, ridge):
+        return cls()
 
     def gradient(self, x):
         return np.full_like(x, np.nan)

@@ -13,7 +13,7 @@ import pytest
 from helpers.sampling import SAMPLE_KW, assert_states_equal, posterior_array
 
 from pymc_kameleon import KMCStep
-from pymc_kameleon.core.leapfrog import leapfrog
+from pymc_kameleon.core.hamiltonian import leapfrog
 
 D = 4
 
@@ -37,7 +37,7 @@ def test_surrogate_fitted_at_iteration_zero(estimator):
     with model:
         step = KMCStep(estimator=estimator, n_history=60, n_features=40, initial_history=rows)
     step.set_rng(4)
-    assert step.history.n_seen == 120 and step.n_learned == 120
+    assert step.history.n_seen == 120 and step.learner.n_learned == 120
     assert np.array_equal(step.history.values[:120], rows)
     assert step.surrogate is None  # fitted lazily, with the chain's generator
     _, stats = step.step(model.initial_point())
@@ -46,7 +46,7 @@ def test_surrogate_fitted_at_iteration_zero(estimator):
     assert stats[0]["n_steps"] > 0, "the first iteration must be a Hamiltonian move"
     assert math.isfinite(stats[0]["lengthscale"])
     expected = "finite" if estimator in ("finite", "auto") else "lite"  # auto: 120 >= 2 * 40
-    assert step.active_estimator == expected
+    assert step.learner.active_estimator == expected
     assert step.history.n_seen == 121, "warm-up states are still learned"
 
 
@@ -173,7 +173,7 @@ def test_step_trajectory_matches_generic_leapfrog(estimator, mass):
     rng = np.random.default_rng(0)
     for _ in range(5):
         x, p0 = rng.standard_normal(D), rng.standard_normal(D)
-        fast = step._trajectory(x, p0, 0.2, 40)
+        fast = step.learner.trajectory(x, p0, 0.2, 40)
         slow = leapfrog(x, p0, step.surrogate_gradient, 0.2, 40, step.inv_mass_diag)
         assert fast.finite and slow.finite and fast.n_grad_evals == slow.n_grad_evals == 41
         np.testing.assert_allclose(fast.q, slow.q, rtol=0, atol=1e-12)
