@@ -44,13 +44,14 @@ def running_moments(step: Any) -> Any | None:
 
 
 def learned_covariance(step: Any, x: np.ndarray) -> np.ndarray:
-    """The unscaled learned covariance ``S(x)`` of an adaptive MH step (``step._scatter(x)``)."""
-    return step._scatter(x)
+    """The unscaled learned covariance ``S(x)`` of an adaptive MH step's proposal."""
+    return step.proposal.learned_covariance(np.asarray(x, dtype=float))
 
 
 def compiled_log_density(step: Any) -> Any | None:
-    """The step's compiled log-density function (``step._logp``); None if pseudo-marginal."""
-    return getattr(step, "_logp", None)
+    """The step's compiled log-density function (``step.compiled_logp``); None if
+    pseudo-marginal."""
+    return getattr(step, "compiled_logp", None)
 
 
 def surrogate(step: Any) -> Any | None:

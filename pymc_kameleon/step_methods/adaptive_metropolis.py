@@ -204,7 +204,3 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         numpy.ndarray, shape (d, d)
         """
         return self.proposal.covariance(x)
-
-    def _scatter(self, x: np.ndarray) -> np.ndarray:
-        # kept for pymc_kameleon.plots until it reads ``proposal.learned_covariance``
-        return self.proposal.learned_covariance(np.asarray(x, dtype=float))

@@ -182,6 +182,14 @@ class GradientFreeStep(ArrayStepShared):
             self._logp = compile_pytensor([raveled_input], logp, **compile_kwargs)
             self._logp.trust_input = True
 
+    @property
+    def compiled_logp(self):
+        """The compiled PyTensor log-density of the raveled variables, or None.
+
+        None for a model with a stochastic likelihood estimate, whose log-density draws noise.
+        """
+        return self._logp
+
     def _warn_beyond_documented_dim(self) -> None:
         limit = self.documented_max_dim
         if limit is None or self.dim <= limit:

@@ -288,10 +288,6 @@ class KameleonStep(AdaptiveMHStep):
         """
         return self.proposal.covariance(x)
 
-    def _scatter(self, x: np.ndarray) -> np.ndarray:
-        # kept for pymc_kameleon.plots until it reads ``proposal.learned_covariance``
-        return self.proposal.learned_covariance(np.asarray(x, dtype=float))
-
 
 def check_target_accept(target_accept: float) -> float:
     """Validate a random-walk step's ``target_accept`` (a probability strictly inside (0, 1))."""

@@ -29,6 +29,7 @@ from pymc_kameleon import (
     estimator_potential,
     noisy_potential,
 )
+from pymc_kameleon.core.hamiltonian import log_accept_ratio
 from pymc_kameleon.core.kernels import GaussianKernel
 from pymc_kameleon.core.proposals import (
     AdaptiveCovarianceProposal,
@@ -36,7 +37,6 @@ from pymc_kameleon.core.proposals import (
     MixtureProposal,
     Proposal,
 )
-from pymc_kameleon.core.hamiltonian import log_accept_ratio
 from pymc_kameleon.diagnostics import ZScores, mcse_zscores
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHStep
 

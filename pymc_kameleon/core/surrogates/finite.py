@@ -122,10 +122,11 @@ class RandomFeatures:
         return self.omega.shape[0]
 
     @property
-    def _scale(self) -> float:
+    def amplitude(self) -> float:
+        """``sqrt(2 / m)``, the amplitude of every feature."""
         return math.sqrt(2.0 / self.n_features)
 
-    def _phase(self, x: np.ndarray) -> np.ndarray:
+    def phase(self, x: np.ndarray) -> np.ndarray:
         """``omega . x + u``, shape ``(m,)`` or ``(n, m)``."""
         return np.asarray(x, dtype=float) @ self.omega.T + self.offset
 
@@ -140,7 +141,7 @@ class RandomFeatures:
         -------
         numpy.ndarray, shape (m,) or (n, m)
         """
-        return self._scale * np.cos(self._phase(x))
+        return self.amplitude * np.cos(self.phase(x))
 
     def feature_gradients(self, x: np.ndarray) -> np.ndarray:
         """Jacobian ``G(x)`` whose row ``a`` is ``d phi / d x_a``.
@@ -153,7 +154,7 @@ class RandomFeatures:
         -------
         numpy.ndarray, shape (d, m) or (n, d, m)
         """
-        sine = -self._scale * np.sin(self._phase(x))
+        sine = -self.amplitude * np.sin(self.phase(x))
         return sine[..., None, :] * self.omega.T
 
     def feature_laplacian_terms(self, x: np.ndarray) -> np.ndarray:
@@ -388,7 +389,7 @@ class FiniteScoreMatching(Surrogate):
         numpy.ndarray, shape (d,) or (n, d)
         """
         feats = self.features
-        weights = -feats._scale * np.sin(feats._phase(x)) * self.theta
+        weights = -feats.amplitude * np.sin(feats.phase(x)) * self.theta
         return weights @ feats.omega
 
     def trajectory(
