@@ -122,17 +122,19 @@ def test_finite_absorbs_every_state_online():
     assert learner.surrogate is fitted and fitted.n_states == 30
 
 
-def test_calibration_learns_beta_after_enough_proposals():
+@pytest.mark.parametrize(("factor", "beta"), [(0.5, 0.5), (2.0, 1.0)])
+def test_calibration_learns_beta_after_enough_proposals(factor, beta):
+    # beta is the least-squares factor, capped at 1 (a surrogate is never made steeper)
     learner, rng = learner_with(lengthscale=1.0), np.random.default_rng(6)
     feed(learner, 20, rng)
     points = rng.standard_normal((30, D))
     for i in range(25):
         x, x_new = points[i], points[i + 1]
         df = learner.surrogate.value(x_new) - learner.surrogate.value(x)
-        learner.calibrate(x, x_new, 2.0 * df)
+        learner.calibrate(x, x_new, factor * df)
         if i < 18:
             assert learner.surrogate_scale == 1.0
-    assert learner.surrogate_scale == pytest.approx(2.0)
+    assert learner.surrogate_scale == pytest.approx(beta)
     learner.calibrate(points[0], points[1], math.nan)  # ignored
     assert learner.calibration_sums[2] == 25
 
