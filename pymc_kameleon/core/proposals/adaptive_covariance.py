@@ -88,20 +88,53 @@ class AdaptiveCovarianceProposal(GaussianRandomWalk):
         self.forget_covariance()
 
     def covariance_in_use(self) -> bool:
-        """Whether the running covariance (rather than the identity) shapes the proposal."""
+        """Whether the running covariance (rather than the identity) shapes the proposal.
+
+        Returns
+        -------
+        bool
+            True with ``initial_states``, or once at least ``min_states`` states are recorded
+            and they changed more than ``dim`` times.
+        """
         if self.initial_states is not None:
             return True
         # a chain that has not moved would get a zero covariance and never move again
         return self.moments.count >= self.min_states and self.moments.has_spread()
 
     def learned_covariance(self, x: np.ndarray) -> np.ndarray:
-        """``Sigma_t`` when it is in use, else the identity (the same at every ``x``)."""
+        """``Sigma_t`` when it is in use, else the identity (the same at every ``x``).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (dim,)
+            The point at which the proposal is built (unused: the covariance does not depend
+            on it).
+
+        Returns
+        -------
+        numpy.ndarray, shape (dim, dim)
+            The running covariance of the recorded states, or the identity before it is used.
+        """
         if self.covariance_in_use():
             return self.moments.covariance()
         return np.eye(self.dim)
 
     def factor(self, scatter: np.ndarray) -> np.ndarray | None:
-        """Cholesky factor of the covariance built from ``scatter`` (see ``relative_ridge``)."""
+        """Cholesky factor of the covariance built from ``scatter`` (see ``relative_ridge``).
+
+        Parameters
+        ----------
+        scatter : numpy.ndarray, shape (dim, dim)
+            The learned part, as :meth:`learned_covariance` gives it.
+
+        Returns
+        -------
+        numpy.ndarray of shape (dim, dim), or None
+            Without ``relative_ridge``: the factor of ``gamma^2 I + s * scatter``, None when it
+            is not positive definite. With it: the factor of ``s (scatter + ridge *
+            mean(diag scatter) I)`` (no ridge while the identity is in use), or
+            ``sqrt(s) I`` when that fails; never None.
+        """
         if self.relative_ridge is None:
             return super().factor(scatter)
         scale = self.scaling
@@ -127,10 +160,25 @@ class AdaptiveCovarianceProposal(GaussianRandomWalk):
             self.forget_covariance()
 
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
-        """Record the current state, then move the scale toward the target acceptance."""
+        """Record the current state, then move the scale toward the target acceptance.
+
+        Parameters
+        ----------
+        transition : Transition
+            The iteration just finished: its ``state`` is recorded, its acceptance
+            probability drives the scale (see :meth:`update_scale`).
+        rng : numpy.random.Generator
+            Unused (nothing here is random); part of the :class:`Proposal` protocol.
+        """
         self.record(transition.state)
         self.update_scale(transition)
 
     def stats(self) -> dict[str, Any]:
-        """``scaling`` (``s``) and ``n_history`` (states in the running covariance)."""
+        """``scaling`` (``s``) and ``n_history`` (states in the running covariance).
+
+        Returns
+        -------
+        dict of str to float or int
+            ``{"scaling": s, "n_history": count}``, the keys of :attr:`stats_dtypes`.
+        """
         return {"scaling": self.scaling, "n_history": int(self.moments.count)}

@@ -255,7 +255,18 @@ class AffineMap:
     log_det: float
 
     def to_kernel(self, x: np.ndarray) -> np.ndarray:
-        """Kernel coordinates of the rows (or the single state) ``x``."""
+        """Kernel coordinates of the rows (or the single state) ``x``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,) or (n, d)
+            One state, or states as rows.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d,) or (n, d)
+            ``inverse @ (x - shift)`` for each state, as floats (a new array).
+        """
         return (np.asarray(x, dtype=float) - self.shift) @ self.inverse.T
 
 
@@ -363,7 +374,19 @@ class KameleonProposal(GaussianRandomWalk):
 
     # ----------------------------------------------------------------------------------------
     def learned_covariance(self, x: np.ndarray) -> np.ndarray:
-        """``M H M^T`` at ``x``, given in kernel coordinates; zero before the history is used."""
+        """``M H M^T`` at ``x``, given in kernel coordinates; zero before the history is used.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The point, in kernel coordinates (the state itself without an :class:`AffineMap`).
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+            The kernel term over the current subsample, in kernel coordinates; zeros while the
+            subsample has fewer than two rows.
+        """
         if self.basis is None or self.basis.shape[0] < 2:
             return np.zeros((self.dim, self.dim))
         return kameleon_scatter(x, self.basis, self.kernel)
@@ -385,7 +408,31 @@ class KameleonProposal(GaussianRandomWalk):
         return self.affine.matrix @ cov @ self.affine.matrix.T
 
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
-        """Draw from ``N(x, covariance(x))``; see :meth:`Proposal.propose`."""
+        """Draw from ``N(x, covariance(x))``; see :meth:`Proposal.propose`.
+
+        With ``initial_states`` and no subsample yet, the subsample is drawn first (so the very
+        first proposal uses the supplied history).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The current state (not modified).
+        rng : numpy.random.Generator
+            Source of the noise (and of that first subsample).
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (d,)
+            The candidate, of the dtype of ``x``.
+        log_q_forward : float
+            ``log q(x_new | x)`` in the states' coordinates (``-log|det A|`` included with an
+            :class:`AffineMap`).
+
+        Raises
+        ------
+        FloatingPointError
+            If the covariance at ``x`` is not finite and positive definite.
+        """
         if self.z is None and self.initial_states is not None:
             # with a supplied history the very first proposal (iteration 0) already uses it
             self._refresh_subsample(x, 0, rng)
@@ -396,7 +443,21 @@ class KameleonProposal(GaussianRandomWalk):
         return x_new, log_q - self.affine.log_det
 
     def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
-        """``log q(to | frm)``; NaN if the covariance at ``frm`` is not positive definite."""
+        """``log q(to | frm)``; NaN if the covariance at ``frm`` is not positive definite.
+
+        Parameters
+        ----------
+        to : numpy.ndarray, shape (d,)
+            The state moved to.
+        frm : numpy.ndarray, shape (d,)
+            The state moved from, where the covariance is built.
+
+        Returns
+        -------
+        float
+            The log-density in the states' coordinates (``-log|det A|`` included with an
+            :class:`AffineMap`), or NaN.
+        """
         if self.affine is None:
             return super().log_density(to, frm)
         log_q = super().log_density(self.affine.to_kernel(to), self.affine.to_kernel(frm))
@@ -404,7 +465,18 @@ class KameleonProposal(GaussianRandomWalk):
 
     # ----------------------------------------------------------------------------------------
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
-        """Record the state; refresh the subsample when the schedule says so; learn ``nu^2``."""
+        """Record the state; refresh the subsample when the schedule says so; learn ``nu^2``.
+
+        Parameters
+        ----------
+        transition : Transition
+            The iteration just finished: its ``state`` and ``iteration`` enter the history,
+            ``tuning`` goes to the schedule, and the acceptance probability drives ``nu^2``
+            (only once a subsample exists, see :meth:`update_scale`).
+        rng : numpy.random.Generator
+            Source of the history reservoir, the schedule's coin, the subsample and the
+            bandwidth's point subset.
+        """
         if self._learn_history(transition, rng):
             self.forget_covariance()
         if self.z is not None:  # nu^2 means nothing before the history is used
@@ -463,7 +535,15 @@ class KameleonProposal(GaussianRandomWalk):
             self.scale.restart(math.log(nu2))
 
     def stats(self) -> dict[str, Any]:
-        """``scaling`` (``nu^2``), ``bandwidth`` and ``n_history`` (rows of ``z``)."""
+        """``scaling`` (``nu^2``), ``bandwidth`` and ``n_history`` (rows of ``z``).
+
+        Returns
+        -------
+        dict of str to float or int
+            ``{"scaling": nu^2, "bandwidth": ..., "n_history": ...}``, the keys of
+            :attr:`stats_dtypes`; the bandwidth is NaN for a kernel without one, and
+            ``n_history`` is 0 before the first subsample.
+        """
         return {
             "scaling": self.scaling,
             "bandwidth": float(getattr(self.kernel, "bandwidth", math.nan)),

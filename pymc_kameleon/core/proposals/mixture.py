@@ -85,7 +85,29 @@ class MixtureProposal(Proposal):
         self.chosen = -1
 
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
-        """Pick a component by weight and draw from it; the forward density is the mixture's."""
+        """Pick a component by weight and draw from it; the forward density is the mixture's.
+
+        The chosen index is kept in :attr:`chosen` (for :meth:`learn` and :meth:`stats`).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The current state (not modified).
+        rng : numpy.random.Generator
+            Source of the component choice and of the component's draw.
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (d,)
+            The chosen component's candidate.
+        log_q_forward : float
+            ``log sum_k w_k q_k(x_new | x)``; NaN if some component has no density at ``x``.
+
+        Raises
+        ------
+        FloatingPointError
+            If the chosen component cannot form its proposal at ``x``.
+        """
         u = rng.random()
         k = min(
             int(np.searchsorted(np.cumsum(self.weights), u, side="right")), len(self.weights) - 1
@@ -99,7 +121,20 @@ class MixtureProposal(Proposal):
         return x_new, _mixture_value(terms)
 
     def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
-        """``log sum_k w_k q_k(to | frm)``; NaN if some component has no density at ``frm``."""
+        """``log sum_k w_k q_k(to | frm)``; NaN if some component has no density at ``frm``.
+
+        Parameters
+        ----------
+        to : numpy.ndarray, shape (d,)
+            The state moved to.
+        frm : numpy.ndarray, shape (d,)
+            The state moved from.
+
+        Returns
+        -------
+        float
+            The mixture log-density, or NaN.
+        """
         terms = [
             self.log_weights[k] + proposal.log_density(to, frm)
             for k, proposal in enumerate(self.proposals)
@@ -107,7 +142,16 @@ class MixtureProposal(Proposal):
         return _mixture_value(terms)
 
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
-        """Every component records the state; the chosen one also learns from the acceptance."""
+        """Every component records the state; the chosen one also learns from the acceptance.
+
+        Parameters
+        ----------
+        transition : Transition
+            The iteration just finished. The component that made the move gets it as it is; the
+            others get a copy with ``accept_prob`` None.
+        rng : numpy.random.Generator
+            Passed to every component's :meth:`~Proposal.learn`.
+        """
         for k, proposal in enumerate(self.proposals):
             own = transition if k == self.chosen else _without_acceptance(transition)
             proposal.learn(own, rng)
@@ -124,7 +168,15 @@ class MixtureProposal(Proposal):
         self.chosen = -1
 
     def stats(self) -> dict[str, Any]:
-        """``component``, ``scaling`` and the components' stats (see the class notes)."""
+        """``component``, ``scaling`` and the components' stats (see the class notes).
+
+        Returns
+        -------
+        dict of str to object
+            The keys of :attr:`stats_dtypes`: ``component`` (int), ``scaling`` (float, NaN if
+            the first component reports none) and ``move<k>_<name>`` for each component's
+            entries.
+        """
         stats: dict[str, Any] = {"component": self.chosen}
         for k, proposal in enumerate(self.proposals):
             for name, value in proposal.stats().items():

@@ -72,6 +72,12 @@ class GaussianRandomWalk(Proposal):
         """Robbins–Monro step of the scale toward ``target_accept * transition.target_factor``.
 
         Nothing when the scale is not learned or another proposal made the move.
+
+        Parameters
+        ----------
+        transition : Transition
+            The iteration just finished; its ``accept_prob`` (None: leave the scale alone) and
+            ``target_factor`` (multiplier of ``target_accept``) are used.
         """
         if self.learn_scale and transition.accept_prob is not None:
             self.scale.update(transition.accept_prob, self.target_accept * transition.target_factor)
@@ -83,7 +89,18 @@ class GaussianRandomWalk(Proposal):
 
     @abstractmethod
     def learned_covariance(self, x: np.ndarray) -> np.ndarray:
-        """The learned, unscaled part ``S(x)`` of the covariance at ``x`` (a new array)."""
+        """The learned, unscaled part ``S(x)`` of the covariance at ``x`` (a new array).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The point at which the proposal is built.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+            ``S(x)``, symmetric positive semi-definite; the caller may modify it.
+        """
 
     def covariance(self, x: np.ndarray) -> np.ndarray:
         """Covariance ``gamma^2 I + s S(x)`` of the proposal at ``x``, as it is now.
@@ -102,7 +119,19 @@ class GaussianRandomWalk(Proposal):
         return cov
 
     def factor(self, scatter: np.ndarray) -> np.ndarray | None:
-        """Cholesky factor of ``gamma^2 I + s * scatter``; None if that is impossible."""
+        """Cholesky factor of ``gamma^2 I + s * scatter``; None if that is impossible.
+
+        Parameters
+        ----------
+        scatter : numpy.ndarray, shape (d, d)
+            A learned, unscaled covariance part ``S(x)`` (symmetric).
+
+        Returns
+        -------
+        numpy.ndarray of shape (d, d), or None
+            Lower-triangular factor (with diagonal jitter if one was needed), or None when the
+            matrix is not finite or not positive definite even with jitter.
+        """
         try:
             return proposal_cholesky(scatter, self.scaling, self.gamma * self.gamma)
         except LinAlgError:
@@ -142,7 +171,27 @@ class GaussianRandomWalk(Proposal):
         self._cache_factors = []
 
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
-        """``x + L @ noise`` with standard normal noise; see :meth:`Proposal.propose`."""
+        """``x + L @ noise`` with standard normal noise; see :meth:`Proposal.propose`.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The current state (not modified).
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (d,)
+            The candidate, of the dtype of ``x``.
+        log_q_forward : float
+            ``log q(x_new | x)``.
+
+        Raises
+        ------
+        FloatingPointError
+            If the covariance at ``x`` is not finite and positive definite.
+        """
         move, log_q = self.draw_move(x, rng)
         # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts its input
         return (x + move).astype(x.dtype, copy=False), log_q
@@ -176,7 +225,20 @@ class GaussianRandomWalk(Proposal):
         return chol @ noise, gaussian_log_pdf_of_noise(noise, chol)
 
     def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
-        """Gaussian log-density of ``to`` under ``N(frm, covariance(frm))``; NaN if not PD."""
+        """Gaussian log-density of ``to`` under ``N(frm, covariance(frm))``; NaN if not PD.
+
+        Parameters
+        ----------
+        to : numpy.ndarray, shape (d,)
+            The state moved to.
+        frm : numpy.ndarray, shape (d,)
+            The state moved from (the mean of the Gaussian).
+
+        Returns
+        -------
+        float
+            ``log q(to | frm)``, or NaN when the covariance at ``frm`` cannot be factorised.
+        """
         chol = self.cholesky(frm)
         if chol is None:
             return float("nan")

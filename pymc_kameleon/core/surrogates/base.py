@@ -69,11 +69,33 @@ class Surrogate(ABC):
 
     @abstractmethod
     def value(self, x: np.ndarray) -> float:
-        """Surrogate log-density ``f(x)`` (up to a constant) at one point of shape ``(d,)``."""
+        """Surrogate log-density ``f(x)`` (up to a constant) at one point of shape ``(d,)``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The point.
+
+        Returns
+        -------
+        float
+            ``f(x)``.
+        """
 
     @abstractmethod
     def gradient(self, x: np.ndarray) -> np.ndarray:
-        """Gradient ``grad f(x)`` at one point of shape ``(d,)``."""
+        """Gradient ``grad f(x)`` at one point of shape ``(d,)``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The point.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d,)
+            ``grad f(x)``.
+        """
 
     def update(self, x: np.ndarray) -> None:
         """Absorb one new state (online surrogates); the default ignores it.

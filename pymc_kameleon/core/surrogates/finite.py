@@ -127,7 +127,19 @@ class RandomFeatures:
         return math.sqrt(2.0 / self.n_features)
 
     def phase(self, x: np.ndarray) -> np.ndarray:
-        """``omega . x + u``, shape ``(m,)`` or ``(n, m)``."""
+        """``omega . x + u``, shape ``(m,)`` or ``(n, m)``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,) or (n, d)
+            One point, or points as rows.
+
+        Returns
+        -------
+        numpy.ndarray, shape (m,) or (n, m)
+            The argument of each feature's cosine, ``omega_j . x + u_j`` (row by row for
+            several points).
+        """
         return np.asarray(x, dtype=float) @ self.omega.T + self.offset
 
     def features(self, x: np.ndarray) -> np.ndarray:

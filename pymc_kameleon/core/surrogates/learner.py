@@ -122,9 +122,28 @@ class LearnerSettings:
     ) -> LearnerSettings:
         """Validate KMCStep's learning arguments (same names and meanings) into settings.
 
-        ``lengthscale`` is ``"cv"`` or a number, ``regularisation`` None (the defaults 1 and 5)
-        or the ridge of both fits, ``mass`` ``"identity"`` or ``"diagonal"``,
-        ``history_capacity`` None (``max(10 * n_history, 10000)``) or a number.
+        Parameters
+        ----------
+        estimator : {"lite", "finite", "auto"}
+            The surrogate.
+        n_history : int
+            Lite: number of basis points (at least 10).
+        n_features : int
+            Finite: number of random Fourier features (at least 1).
+        lengthscale : "cv" or float
+            ``"cv"`` to cross-validate the kernel length scale, or a fixed positive finite one.
+        regularisation : float or None
+            None for the default ridges (1 for lite, 5 for finite), or one ridge (>= 0, and > 0
+            unless ``estimator`` is ``"lite"``) for both fits.
+        mass : {"identity", "diagonal"}
+            ``"diagonal"`` sets the inverse mass to the history variance at warm-up refits.
+        adapt_start : int
+            Learned states before the first fit (at least 10).
+        refit_growth : float
+            Refit when the learned states have grown by this factor (> 1).
+        history_capacity : int or None
+            Number of states the history keeps (at least ``n_history``); None for
+            ``max(10 * n_history, 10000)``.
 
         Returns
         -------
@@ -155,11 +174,33 @@ class LearnerSettings:
         )
 
     def n_basis(self, name: str) -> int:
-        """Size of the surrogate called ``name``."""
+        """Size of the surrogate called ``name``.
+
+        Parameters
+        ----------
+        name : str
+            A surrogate name: ``"lite"``, or any other (the finite one).
+
+        Returns
+        -------
+        int
+            ``n_history`` for ``"lite"``, else ``n_features``.
+        """
         return self.n_history if name == "lite" else self.n_features
 
     def ridge(self, name: str) -> float:
-        """Ridge of the surrogate called ``name``, in its own convention."""
+        """Ridge of the surrogate called ``name``, in its own convention.
+
+        Parameters
+        ----------
+        name : str
+            A surrogate name: ``"lite"``, or any other (the finite one).
+
+        Returns
+        -------
+        float
+            ``lite_ridge`` (absolute) for ``"lite"``, else ``finite_ridge`` (scale-free).
+        """
         return self.lite_ridge if name == "lite" else self.finite_ridge
 
 
