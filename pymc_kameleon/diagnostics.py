@@ -333,7 +333,7 @@ def polynomial_mmd2(x: np.ndarray, y: np.ndarray, degree: int = 3, offset: float
 class ZScores:
     """Errors of posterior summaries in Monte Carlo standard errors.
 
-    Attributes
+    Parameters
     ----------
     values : numpy.ndarray
         ``(estimate - truth) / MCSE`` for each compared summary.
@@ -355,7 +355,13 @@ class ZScores:
         return float(np.max(np.abs(self.values)))
 
     def describe(self) -> str:
-        """One line naming the largest error, for assertion messages."""
+        """One line naming the largest error, for assertion messages.
+
+        Returns
+        -------
+        str
+            The largest ``|z|``, what it compares and its ESS, then all z-scores.
+        """
         worst = int(np.nanargmax(np.abs(self.values)))
         return (
             f"max |z| = {self.max_abs:.2f} at {self.labels[worst]} "
