@@ -346,7 +346,7 @@ def _cases() -> dict[str, StatCase]:
     }
     post_var = np.full(2, 0.5)
     pm_truth = functools.partial(gaussian_truth, Y_OBS / 2, post_var)
-    noisy = {"truth": pm_truth, "tune": 1000, "draws": 6000, "seed": 20261121,
+    noisy = {"truth": pm_truth, "tune": 1000, "draws": 15000, "seed": 20261121,
              "checks": (check_noise_sd,)}  # fmt: skip
     native = functools.partial(noisy_gaussian_model, "native")
     blackbox = functools.partial(noisy_gaussian_model, "blackbox")
@@ -396,8 +396,8 @@ def _invariance_cases() -> dict[str, InvarianceCase]:
         "exact_sample": lambda n, seed: banana_exact_sample(0.1, 4.0, n, seed),
         "truth": functools.partial(banana_exact, 0.1, 4.0),
         "tune": 1500,
-        "n_starts": 4000,
-        "n_steps": 10,
+        "n_starts": 8000,
+        "n_steps": 20,
         "seed": 7,
     }
     cases = [
