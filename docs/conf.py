@@ -72,6 +72,7 @@ numpydoc_validation_exclude = {
     # overrides that inherit the base class's full docstring (autodoc shows it)
     r"Kernel\.(value|grad)$",
     r"\.(TuningOnly|VanishingAdaptation)\.probability$",
+    r"\.(LiteSurrogate|FiniteScoreMatching)\.trajectory$",
     # PyTensor Op methods (their contract is PyTensor's)
     r"\.(make_node|perform|make_thunk|infer_shape|L_op)$",
     # result records (named tuples and dataclasses returned by functions, never built by hand)

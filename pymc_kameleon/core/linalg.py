@@ -12,7 +12,7 @@ import math
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
-from pymc_kameleon.core import _accelerated
+from pymc_kameleon.core import accelerated
 
 __all__ = [
     "cholesky_with_jitter",
@@ -118,8 +118,8 @@ def proposal_cholesky(scatter: np.ndarray, scale: float, gamma2: float) -> np.nd
     numpy.linalg.LinAlgError
         If the covariance is not finite, or not positive definite even with jitter.
     """
-    if _accelerated.HAVE_NUMBA:
-        chol, ok = _accelerated.scaled_cholesky(scatter, scale, gamma2)
+    if accelerated.HAVE_NUMBA:
+        chol, ok = accelerated.scaled_cholesky(scatter, scale, gamma2)
     else:  # pragma: no cover
         chol, ok = scaled_cholesky_numpy(scatter, scale, gamma2)
     if ok:
@@ -143,8 +143,8 @@ def gaussian_log_pdf(x: np.ndarray, mean: np.ndarray, chol: np.ndarray) -> float
     -------
     float
     """
-    if _accelerated.HAVE_NUMBA:
-        noise = _accelerated.forward_substitution(chol, x - mean)
+    if accelerated.HAVE_NUMBA:
+        noise = accelerated.forward_substitution(chol, x - mean)
     else:  # pragma: no cover
         noise = solve_triangular(chol, x - mean, lower=True, check_finite=False)
     return gaussian_log_pdf_of_noise(noise, chol)
@@ -168,7 +168,7 @@ def gaussian_log_pdf_of_noise(noise: np.ndarray, chol: np.ndarray) -> float:
     float
     """
     dim = noise.shape[0]
-    if _accelerated.HAVE_NUMBA:
-        return _accelerated.standard_normal_log_kernel(chol, noise) - 0.5 * dim * _LOG_2PI
+    if accelerated.HAVE_NUMBA:
+        return accelerated.standard_normal_log_kernel(chol, noise) - 0.5 * dim * _LOG_2PI
     log_det = float(np.log(np.diagonal(chol)).sum())  # pragma: no cover
     return -0.5 * float(noise @ noise) - log_det - 0.5 * dim * _LOG_2PI  # pragma: no cover

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pymc_kameleon._compat import compile_pytensor
-from pymc_kameleon.core.leapfrog import leapfrog_path, sample_momentum
+from pymc_kameleon.core.hamiltonian import leapfrog_path, sample_momentum
 from pymc_kameleon.plots import _step_access as access
 from pymc_kameleon.plots._draw import (
     NOT_RUN,
@@ -134,7 +134,7 @@ def kmc_trajectories(
     """Leapfrog paths of a run KMCStep on its surrogate gradient and on the true gradient.
 
     Both paths start from the same position and momentum and use the step's inverse mass
-    (:func:`~pymc_kameleon.core.leapfrog.leapfrog_path`). The surrogate path follows
+    (:func:`~pymc_kameleon.core.hamiltonian.leapfrog_path`). The surrogate path follows
     ``step.surrogate_gradient`` (scaled by the calibrated ``surrogate_scale``), as the step's
     own trajectories do.
 

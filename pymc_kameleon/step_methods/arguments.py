@@ -5,8 +5,8 @@ The messages name the step and the fix.
 
 from __future__ import annotations
 
+import inspect
 import os
-import sys
 import warnings
 from typing import Any
 
@@ -27,7 +27,8 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 
 def caller_stacklevel() -> int:
     """``stacklevel`` that points a warning at the first frame outside this package."""
-    frame = sys._getframe(1)
+    frame = inspect.currentframe()
+    frame = frame.f_back if frame is not None else None
     level = 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
         frame = frame.f_back

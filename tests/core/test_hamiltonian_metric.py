@@ -83,7 +83,6 @@ def test_leapfrog_module_is_a_shim():
         ("score_matching", "surrogates.lite"),
         ("random_features", "surrogates.finite"),
         ("lengthscale_cv", "surrogates.lengthscale_cv"),
-        ("_accelerated_leapfrog", "surrogates._compiled"),
     ],
 )
 def test_moved_surrogate_modules_keep_their_old_import_paths(old, new):

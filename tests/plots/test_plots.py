@@ -26,8 +26,8 @@ from pytensor.compile.ops import as_op
 from scipy.stats import chi2
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep, noisy_potential
+from pymc_kameleon.core.hamiltonian import kinetic_energy, leapfrog, leapfrog_path, sample_momentum
 from pymc_kameleon.core.kernels import GaussianKernel
-from pymc_kameleon.core.leapfrog import kinetic_energy, leapfrog, leapfrog_path, sample_momentum
 from pymc_kameleon.core.proposals import kameleon_covariance
 from pymc_kameleon.plots import (
     KMCTrajectories,

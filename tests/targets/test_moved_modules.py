@@ -8,8 +8,6 @@ import pytest
 
 MOVED = [
     ("pymc_kameleon.datasets", "pymc_kameleon.targets.glass"),
-    ("pymc_kameleon.core.gp_classification", "pymc_kameleon.targets.gp_classification"),
-    ("pymc_kameleon.core.abc", "pymc_kameleon.targets.abc_skew_normal"),
 ]
 
 

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from pymc_kameleon.core import _accelerated
+from pymc_kameleon.core import accelerated
 from pymc_kameleon.core.adaptation import (
     AdaptationSchedule,
     ScaleAdapter,
@@ -86,9 +86,9 @@ def centered_gradient_matrix(y: np.ndarray, history: np.ndarray, kernel: Kernel)
     -------
     numpy.ndarray, shape (n, d)
     """
-    if _accelerated.HAVE_NUMBA and type(kernel) is GaussianKernel:
+    if accelerated.HAVE_NUMBA and type(kernel) is GaussianKernel:
         inv_bandwidth2 = 1.0 / kernel.bandwidth**2
-        return _accelerated.gaussian_centered_gradients(
+        return accelerated.gaussian_centered_gradients(
             np.ascontiguousarray(y, dtype=float),
             np.ascontiguousarray(history, dtype=float),
             inv_bandwidth2,
@@ -118,8 +118,8 @@ def kameleon_scatter(y: np.ndarray, history: np.ndarray, kernel: Kernel) -> np.n
     -------
     numpy.ndarray, shape (d, d)
     """
-    if _accelerated.HAVE_NUMBA and type(kernel) is GaussianKernel:
-        return _accelerated.gaussian_gradient_scatter(
+    if accelerated.HAVE_NUMBA and type(kernel) is GaussianKernel:
+        return accelerated.gaussian_gradient_scatter(
             np.ascontiguousarray(y, dtype=float),
             np.ascontiguousarray(history, dtype=float),
             1.0 / kernel.bandwidth**2,

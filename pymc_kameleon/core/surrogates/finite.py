@@ -413,25 +413,7 @@ class FiniteScoreMatching(Surrogate):
         metric: DiagonalMetric,
         surrogate_scale: float,
     ) -> LeapfrogResult:
-        """The whole leapfrog trajectory in one compiled call (see :class:`Surrogate`).
-
-        Parameters
-        ----------
-        q, p : numpy.ndarray, shape (d,)
-            Start position and momentum.
-        step_size : float
-            Leapfrog step size (> 0).
-        n_steps : int
-            Number of leapfrog steps (>= 1).
-        metric : DiagonalMetric
-            The mass matrix.
-        surrogate_scale : float
-            Factor on the gradient.
-
-        Returns
-        -------
-        LeapfrogResult
-        """
+        # the base class documents it; this override runs the compiled loop
         features = self.features
         return finite_leapfrog(
             q, p, features.omega, features.offset, self.theta, surrogate_scale,
