@@ -7,7 +7,9 @@ Build (offline, warnings are errors)::
 
 The gallery runs every ``examples/plot_*.py`` script at a reduced budget
 (``KAMELEON_EXAMPLE_SCALE``, default 0.25 here; 1.0 is the full budget of a script run by hand).
-No extension fetches anything from the network: there is no intersphinx.
+No extension fetches anything from the network: there is no intersphinx, and MathJax is not
+loaded from a CDN but shipped in ``docs/_static/mathjax`` (see ``SOURCE.txt`` there), so the
+built pages render formulas offline, also when opened as files.
 """
 
 from __future__ import annotations
@@ -70,8 +72,9 @@ numpydoc_validation_exclude = {
     # overrides that inherit the base class's full docstring (autodoc shows it)
     r"Kernel\.(value|grad)$",
     r"\.(TuningOnly|VanishingAdaptation)\.probability$",
+    r"\.(LiteSurrogate|FiniteScoreMatching)\.trajectory$",
     # PyTensor Op methods (their contract is PyTensor's)
-    r"\.(make_node|perform)$",
+    r"\.(make_node|perform|make_thunk|infer_shape|L_op)$",
     # result records (named tuples and dataclasses returned by functions, never built by hand)
     r"\.LeapfrogResult$",
     r"\.MHDecision$",
@@ -100,4 +103,7 @@ html_theme_options = {
     "show_toc_level": 2,
     "footer_start": ["copyright"],
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+# MathJax 3.2.2's single-file TeX-to-SVG build, shipped in docs/_static/mathjax (Apache-2.0): it
+# loads no fonts or extensions, so formulas render without network, also from file:// pages.
+mathjax_path = "mathjax/tex-svg-full.js"

@@ -20,8 +20,8 @@ import numpy as np
 import pymc as pm
 
 from pymc_kameleon import KameleonStep, KMCStep
-from pymc_kameleon.core.abc import ABC_THETA_TRUE
 from pymc_kameleon.targets import abc_skew_normal_model
+from pymc_kameleon.targets.abc_skew_normal import ABC_THETA_TRUE
 
 SCALE = float(os.environ.get("KAMELEON_EXAMPLE_SCALE", "1.0"))
 TUNE, DRAWS = max(20, int(1000 * SCALE)), max(20, int(4000 * SCALE))

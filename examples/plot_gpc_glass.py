@@ -12,7 +12,8 @@ the Laplace approximation.
 Metropolis–Hastings with such an estimate stays exact if the estimate of the current state is
 *kept* and never re-drawn (pseudo-marginal MCMC, Andrieu & Roberts 2009). All steps of this
 package do that. PyMC's Metropolis and Slice would re-estimate the current state at every
-iteration (biased), and NUTS cannot run (no gradient).
+iteration (biased), and NUTS cannot run (no gradient), so all three refuse to be built on this
+model; plain ``pm.sample()`` would assign ``KameleonStep``.
 
 Run by hand, the full budget (2 chains x (1000 + 5000) of KMCStep, about 7 ms per estimate) takes
 a few minutes on one core.

@@ -8,9 +8,19 @@ a stochastic estimate (:func:`noisy_potential`, :func:`estimator_potential`)::
 
     with model:
         idata = pm.sample(step=KameleonStep())
+
+Importing the package registers ``KameleonStep`` with ``pm.sample``'s automatic step assignment:
+it is chosen for the continuous variables of a model with a stochastic likelihood estimate, and
+never for other models.
 """
 
-from pymc_kameleon.pseudo_marginal import estimator_potential, noisy_potential
+from pymc_kameleon._compat import register_step_method
+from pymc_kameleon.pseudo_marginal import (
+    NoisyTermError,
+    allow_noisy_evaluation,
+    estimator_potential,
+    noisy_potential,
+)
 from pymc_kameleon.step_methods import AdaptiveMetropolis, KameleonStep, KMCStep
 
 __version__ = "0.1.0"
@@ -19,7 +29,11 @@ __all__ = [
     "AdaptiveMetropolis",
     "KMCStep",
     "KameleonStep",
+    "NoisyTermError",
     "__version__",
+    "allow_noisy_evaluation",
     "estimator_potential",
     "noisy_potential",
 ]
+
+register_step_method(KameleonStep)

@@ -9,6 +9,8 @@
   ``_start_chain`` method.
 - PyMC 6 deprecates root-namespace access such as ``pm.STEP_METHODS`` or
   ``pm.join_nonshared_inputs``; everything here is imported from its submodule.
+- PyMC 6 imports ``STEP_METHODS`` by name into ``pymc.sampling.mcmc``: a plugin registers its
+  step by appending to that list in place (:func:`register_step_method`).
 - PyMC 6 returns an ``xarray.DataTree`` instead of ``arviz.InferenceData``; the package reads
   results only as ``idata["posterior"]`` / ``idata["sample_stats"]``, which work on both.
 """
@@ -34,6 +36,7 @@ try:
     from pytensor.graph.traversal import ancestors
 except ImportError:  # pytensor < 2.32 keeps it in graph.basic
     from pytensor.graph.basic import ancestors
+from pymc.stats.convergence import SamplerWarning, WarningType
 from pymc.step_methods.arraystep import ArrayStepShared
 from pymc.step_methods.compound import Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
@@ -46,7 +49,9 @@ __all__ = [
     "ArrayStepShared",
     "Competence",
     "RaveledVars",
+    "SamplerWarning",
     "StepMethodState",
+    "WarningType",
     "ancestors",
     "compile_pytensor",
     "continuous_types",
@@ -56,6 +61,7 @@ __all__ = [
     "join_nonshared_inputs",
     "make_shared_replacements",
     "modelcontext",
+    "register_step_method",
     "rvs_in_graph",
 ]
 
@@ -65,3 +71,21 @@ PYMC_MAJOR = int(pymc.__version__.split(".")[0])
 #: step whenever any step emits one (NUTS does), and fail with KeyError if the first step lacks
 #: it. Emit it exactly when PyMC's own Metropolis does in the installed release.
 EMIT_TUNE_STAT = "tune" in pymc.step_methods.metropolis.Metropolis.stats_dtypes_shapes
+
+
+def register_step_method(step_class: type) -> None:
+    """Let ``pm.sample`` consider a step class when it assigns steps automatically.
+
+    Appends to ``pymc.step_methods.STEP_METHODS`` in place (once): PyMC 5 reads that list through
+    ``pm.STEP_METHODS``, the same object, and PyMC 6 imports it by name, so rebinding
+    ``pm.STEP_METHODS`` to a new list would not work there. Being last, the class loses every tie
+    to PyMC's own steps.
+
+    Parameters
+    ----------
+    step_class : type
+        A ``BlockedStep`` subclass with a ``competence`` static method.
+    """
+    methods = pymc.step_methods.STEP_METHODS
+    if step_class not in methods:
+        methods.append(step_class)

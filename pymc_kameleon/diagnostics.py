@@ -10,6 +10,8 @@ with ``idata["group"]``, which also works for an ArviZ ``DataTree``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import arviz as az
@@ -19,12 +21,14 @@ from scipy import stats
 __all__ = [
     "DEFAULT_QUANTILES",
     "EVALS_PER_ITERATION",
+    "ZScores",
     "chi2_quantile_error",
     "chi2_quantile_fractions",
     "count_logp_evals",
     "count_logp_evals_in",
     "ess_per_1000_evals",
     "max_rhat",
+    "mcse_zscores",
     "mean_acceptance",
     "min_ess",
     "polynomial_mmd2",
@@ -323,3 +327,112 @@ def polynomial_mmd2(x: np.ndarray, y: np.ndarray, degree: int = 3, offset: float
     within_x = (k_xx.sum() - np.trace(k_xx)) / (n * (n - 1))
     within_y = (k_yy.sum() - np.trace(k_yy)) / (m * (m - 1))
     return float(within_x + within_y - 2.0 * k_xy.mean())
+
+
+@dataclass(frozen=True)
+class ZScores:
+    """Errors of posterior summaries in Monte Carlo standard errors.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        ``(estimate - truth) / MCSE`` for each compared summary.
+    labels : tuple of str
+        What each value compares, e.g. ``"mean[2]"``, ``"var[0]"``, ``"q0.9[1]"``.
+    ess : numpy.ndarray
+        The effective sample size behind each MCSE (ArviZ ``mean`` or ``quantile`` ESS).
+    """
+
+    values: np.ndarray
+    labels: tuple[str, ...]
+    ess: np.ndarray
+
+    @property
+    def max_abs(self) -> float:
+        """Largest absolute z-score (NaN if any is not finite)."""
+        if not np.all(np.isfinite(self.values)):
+            return float("nan")
+        return float(np.max(np.abs(self.values)))
+
+    def describe(self) -> str:
+        """One line naming the largest error, for assertion messages.
+
+        Returns
+        -------
+        str
+            The largest ``|z|``, what it compares and its ESS, then all z-scores.
+        """
+        worst = int(np.nanargmax(np.abs(self.values)))
+        return (
+            f"max |z| = {self.max_abs:.2f} at {self.labels[worst]} "
+            f"(ESS {self.ess[worst]:.0f}); z = {np.round(self.values, 2).tolist()}"
+        )
+
+
+def _mcse_and_ess(x: np.ndarray, method: str, **kwargs) -> tuple[float, float]:
+    mcse = float(np.asarray(az.mcse(x, method=method, **kwargs)).squeeze())
+    ess = float(np.asarray(az.ess(x, method=method, **kwargs)).squeeze())
+    return mcse, ess
+
+
+def mcse_zscores(
+    draws: np.ndarray,
+    *,
+    mean: np.ndarray | None = None,
+    variance: np.ndarray | None = None,
+    quantiles: Mapping[float, np.ndarray] | None = None,
+) -> ZScores:
+    """Errors of sample means, variances and quantiles against exact values, in MCSEs.
+
+    For a correct sampler with enough effective samples each z-score is approximately standard
+    normal; the MCSEs come from ArviZ and account for autocorrelation and for the spread between
+    chains.
+
+    Parameters
+    ----------
+    draws : numpy.ndarray, shape (chain, draw, d)
+        Posterior draws of ``d`` scalar quantities.
+    mean : numpy.ndarray, shape (d,), optional
+        Exact means.
+    variance : numpy.ndarray, shape (d,), optional
+        Exact variances; needs ``mean`` (the variance is compared as the mean of
+        ``(x - mean)**2``, whose MCSE ArviZ estimates like any mean).
+    quantiles : mapping of float to numpy.ndarray of shape (d,), optional
+        Exact quantiles by probability, e.g. ``{0.1: q10, 0.5: median, 0.9: q90}``.
+
+    Returns
+    -------
+    ZScores
+        One z-score per compared summary, with labels and the ESS behind each MCSE.
+
+    Raises
+    ------
+    ValueError
+        If ``draws`` is not 3-D, or ``variance`` is given without ``mean``.
+    """
+    draws = np.asarray(draws, dtype=float)
+    if draws.ndim != 3:
+        raise ValueError(f"`draws` must have shape (chain, draw, d), got {draws.shape}.")
+    if variance is not None and mean is None:
+        raise ValueError("`variance` is compared around the exact mean: pass `mean` too.")
+    values, labels, ess = [], [], []
+
+    def add(label: str, error: float, mcse_ess: tuple[float, float]) -> None:
+        values.append(error / mcse_ess[0])
+        labels.append(label)
+        ess.append(mcse_ess[1])
+
+    for j in range(draws.shape[-1]):
+        xj = draws[..., j]
+        if mean is not None:
+            add(f"mean[{j}]", xj.mean() - mean[j], _mcse_and_ess(xj, "mean"))
+        if variance is not None:
+            sq = (xj - mean[j]) ** 2
+            add(f"var[{j}]", sq.mean() - variance[j], _mcse_and_ess(sq, "mean"))
+        for prob, truth in (quantiles or {}).items():
+            add(
+                f"q{prob:g}[{j}]",
+                float(np.quantile(xj, prob)) - truth[j],
+                _mcse_and_ess(xj, "quantile", prob=prob),
+            )
+    return ZScores(np.asarray(values), tuple(labels), np.asarray(ess))

@@ -13,13 +13,12 @@ import subprocess
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from pymc_kameleon.bench.problems import get_problem
 from pymc_kameleon.bench.samplers import SAMPLERS
-from pymc_kameleon.bench.suites import PYMC_GRADIENT_FREE
+from pymc_kameleon.bench.targets_met import select_records, target_checks
 
 __all__ = ["environment_lines", "make_figures", "markdown_report", "target_checks"]
 
@@ -120,14 +119,10 @@ def _budget(records: Sequence[dict]) -> str:
     return f"{first['chains']} chains × ({first['tune']} tune + {first['draws']} draws)"
 
 
-def _by(records: Sequence[dict], **match: Any) -> list[dict]:
-    return [r for r in records if all(r.get(k) == v for k, v in match.items())]
-
-
 def _section_practitioner(records: Sequence[dict]) -> list[str]:
     lines = ["## Practitioner budget", ""]
     for problem in dict.fromkeys(r["problem"] for r in records):
-        rows = _by(records, problem=problem)
+        rows = select_records(records, problem=problem)
         lines += [
             f"### {get_problem(problem).title}, {_budget(rows)}",
             "",
@@ -140,7 +135,7 @@ def _section_practitioner(records: Sequence[dict]) -> list[str]:
 def _section_paper(records: Sequence[dict]) -> list[str]:
     lines = ["## The KAMH paper's Figure 5: paper-length runs started at 0", ""]
     for problem in dict.fromkeys(r["problem"] for r in records):
-        rows = _by(records, problem=problem)
+        rows = select_records(records, problem=problem)
         lines += [
             f"### {get_problem(problem).title}, {_budget(rows)}",
             "",
@@ -238,79 +233,6 @@ def environment_lines(command: str) -> list[str]:
     ]
 
 
-def target_checks(records: Sequence[dict]) -> list[str]:
-    """The issue's numeric targets, read off the records (median over seeds).
-
-    Parameters
-    ----------
-    records : sequence of dict
-
-    Returns
-    -------
-    list of str
-        A markdown table (empty if the needed experiments were not run).
-    """
-    lines = []
-
-    def median(experiment, problem, sampler, key):
-        values = [
-            r[key]
-            for r in _by(records, experiment=experiment, problem=problem, sampler=sampler)
-            if r["status"] == "ok" and r.get(key) is not None
-        ]
-        return float(np.median(values)) if values else float("nan")
-
-    kamh = median("practitioner", "banana-0.1", "KAMH-LS", "ess_per_1k_evals")
-    kamh_q = median("practitioner", "banana-0.1", "KAMH-LS", "quantile_error")
-    kmc = max(
-        median("practitioner", "banana-0.1", s, "ess_per_1k_evals")
-        for s in ("KMC-lite", "KMC-finite")
-    )
-    if np.isfinite(kamh):
-        lines.append(
-            f"| B(0.1,100) practitioner: KAMH-LS ≥ 10 ESS / 1k evals, q err ≤ 0.015 "
-            f"| {kamh:.2f}, {kamh_q:.3f} | {_yes(kamh >= 10 and kamh_q <= 0.015)} |"
-        )
-        lines.append(
-            f"| B(0.1,100) practitioner: KMC ≥ 100 ESS / 1k evals (best of lite, finite) "
-            f"| {kmc:.2f} | {_yes(kmc >= 100)} |"
-        )
-    pymc_best = max(
-        (median("costly", "banana-0.1-costly", s, "ess_per_s") for s in PYMC_GRADIENT_FREE),
-        default=float("nan"),
-    )
-    for sampler in ("KAMH-LS", "KMC-lite", "KMC-finite"):
-        ours = median("costly", "banana-0.1-costly", sampler, "ess_per_s")
-        if np.isfinite(ours) and np.isfinite(pymc_best):
-            ratio = ours / pymc_best
-            lines.append(
-                f"| costly banana: {sampler} ESS/s ≥ 5 × best PyMC gradient-free "
-                f"| {ours:.2f} vs {pymc_best:.2f} ({ratio:.1f}×) | {_yes(ratio >= 5)} |"
-            )
-        overhead = median("costly", "banana-0.1-costly", sampler, "overhead_fraction")
-        if sampler.startswith("KMC") and np.isfinite(overhead):
-            lines.append(
-                f"| costly banana: {sampler} time outside the log-density < 20 % "
-                f"| {overhead:.1%} | {_yes(overhead < 0.2)} |"
-            )
-    kamh_us = median("practitioner", "banana-0.1", "KAMH-LS", "us_per_iter")
-    demz_us = median("practitioner", "banana-0.1", "pm.DEMetropolisZ", "us_per_iter")
-    if np.isfinite(kamh_us) and np.isfinite(demz_us):
-        ratio = kamh_us / demz_us
-        lines.append(
-            f"| KAMH-LS µs/iter (n_history=1000, d=8) ≤ 3 × DEMetropolisZ "
-            f"(stretch 1.5 ×), B(0.1,100) practitioner runs | {kamh_us:.0f} vs {demz_us:.0f} "
-            f"({ratio:.2f}×) | {_yes(ratio <= 3)} |"
-        )
-    if not lines:
-        return []
-    return ["| target | measured (median over seeds) | met? |", "|---|---|---|", *lines]
-
-
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "**no**"
-
-
 def markdown_report(records: Sequence[dict], command: str, figures: bool) -> str:
     """The whole report as markdown.
 
@@ -359,7 +281,7 @@ def markdown_report(records: Sequence[dict], command: str, figures: bool) -> str
         "glass": _section_glass,
     }
     for name, section in sections.items():
-        rows = _by(records, experiment=name)
+        rows = select_records(records, experiment=name)
         if rows:
             lines += section(rows)
     if not figures:
@@ -387,16 +309,18 @@ def make_figures(records: Sequence[dict], out: Path) -> bool:
     except ImportError:
         return False
     ok = [r for r in records if r["status"] == "ok"]
-    _figure_paper(plt, _by(ok, experiment="paper"), out / "kamh_fig5.png")
-    _figure_oracle(plt, _by(ok, experiment="oracle-n"), out / "kmc_fig3.png")
+    _figure_paper(plt, select_records(ok, experiment="paper"), out / "kamh_fig5.png")
+    _figure_oracle(plt, select_records(ok, experiment="oracle-n"), out / "kmc_fig3.png")
     _figure_bars(
         plt,
-        _by(ok, experiment="costly"),
+        select_records(ok, experiment="costly"),
         "ess_per_s",
         "min bulk ESS per second",
         out / "costly_ess_per_s.png",
     )
-    _figure_practitioner(plt, _by(ok, experiment="practitioner"), out / "ess_per_eval.png")
+    _figure_practitioner(
+        plt, select_records(ok, experiment="practitioner"), out / "ess_per_eval.png"
+    )
     return True
 
 
@@ -404,14 +328,18 @@ def _figure_paper(plt, records, path: Path) -> None:
     if not records:
         return
     problems = list(dict.fromkeys(r["problem"] for r in records))
-    samplers = [s for s in SAMPLERS if _by(records, sampler=s)]
+    samplers = [s for s in SAMPLERS if select_records(records, sampler=s)]
     fig, axes = plt.subplots(2, len(problems), figsize=(4.2 * len(problems), 7), squeeze=False)
     for col, problem in enumerate(problems):
         for row, (key, label) in enumerate(
             (("chain_quantile_error", "quantile error (per chain)"), ("chain_mean_norm", "‖Ê[X]‖"))
         ):
             data = [
-                [v for r in _by(records, problem=problem, sampler=s) for v in r.get(key, [])]
+                [
+                    v
+                    for r in select_records(records, problem=problem, sampler=s)
+                    for v in r.get(key, [])
+                ]
                 for s in samplers
             ]
             ax = axes[row, col]
@@ -436,7 +364,7 @@ def _figure_oracle(plt, records, path: Path) -> None:
     )
     for ax, (key, label) in zip(axes, panels, strict=True):
         for sampler in dict.fromkeys(r["sampler"] for r in records):
-            rows = _by(records, sampler=sampler)
+            rows = select_records(records, sampler=sampler)
             values = {}
             for r in rows:
                 v = r.get(key)
@@ -465,8 +393,8 @@ def _figure_oracle(plt, records, path: Path) -> None:
 def _figure_bars(plt, records, key: str, label: str, path: Path) -> None:
     if not records:
         return
-    samplers = [s for s in SAMPLERS if _by(records, sampler=s)]
-    values = [[r[key] for r in _by(records, sampler=s)] for s in samplers]
+    samplers = [s for s in SAMPLERS if select_records(records, sampler=s)]
+    values = [[r[key] for r in select_records(records, sampler=s)] for s in samplers]
     fig, ax = plt.subplots(figsize=(8, 4))
     medians = [np.median(v) for v in values]
     ax.bar(samplers, medians, color=["C0" if not s.startswith("pm.") else "C1" for s in samplers])
@@ -484,13 +412,16 @@ def _figure_practitioner(plt, records, path: Path) -> None:
     if not records:
         return
     problems = list(dict.fromkeys(r["problem"] for r in records))
-    samplers = [s for s in SAMPLERS if _by(records, sampler=s)]
+    samplers = [s for s in SAMPLERS if select_records(records, sampler=s)]
     fig, axes = plt.subplots(1, 2, figsize=(15, 5))
     width = 0.8 / len(problems)
     for j, problem in enumerate(problems):
         for ax, key in zip(axes, ("ess_per_1k_evals", "quantile_error"), strict=True):
             med = [
-                np.median([r[key] for r in _by(records, problem=problem, sampler=s)] or [np.nan])
+                np.median(
+                    [r[key] for r in select_records(records, problem=problem, sampler=s)]
+                    or [np.nan]
+                )
                 for s in samplers
             ]
             ax.bar(np.arange(len(samplers)) + j * width, med, width, label=problem)

@@ -1,9 +1,10 @@
-"""Pure NumPy/SciPy building blocks, no PyMC import: kernels, history, adaptation, MH."""
+"""Pure NumPy/SciPy building blocks, no PyMC import: kernels, history, adaptation, proposals, MH."""
 
 from pymc_kameleon.core.adaptation import (
     AdaptationSchedule,
     CallableSchedule,
     RunningMoments,
+    ScaleAdapter,
     TuningOnly,
     VanishingAdaptation,
     make_schedule,
@@ -23,6 +24,11 @@ from pymc_kameleon.core.kernels import (
 )
 from pymc_kameleon.core.mh import MHDecision, accept_probability, mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import (
+    AdaptiveCovarianceProposal,
+    KameleonProposal,
+    MixtureProposal,
+    Proposal,
+    Transition,
     cholesky_with_jitter,
     gaussian_log_pdf,
     gaussian_log_pdf_of_noise,
@@ -33,15 +39,21 @@ from pymc_kameleon.core.proposals import (
 __all__ = [
     "KERNELS",
     "AdaptationSchedule",
+    "AdaptiveCovarianceProposal",
     "CallableSchedule",
     "ChainHistory",
     "GaussianKernel",
+    "KameleonProposal",
     "Kernel",
     "LinearKernel",
     "MHDecision",
     "Matern32Kernel",
     "Matern52Kernel",
+    "MixtureProposal",
+    "Proposal",
     "RunningMoments",
+    "ScaleAdapter",
+    "Transition",
     "TuningOnly",
     "VanishingAdaptation",
     "accept_probability",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import pdist
 
+from pymc_kameleon.core.checks import check_int
+
 __all__ = ["median_heuristic"]
 
 
@@ -72,8 +74,7 @@ def median_heuristic(
         ``max_points < 2``, or all (subsampled) points are identical.
     """
     X = _as_sample_matrix(X)
-    if isinstance(max_points, bool) or int(max_points) != max_points or max_points < 2:
-        raise ValueError(f"max_points must be an integer >= 2; got {max_points!r}")
+    max_points = check_int("max_points", max_points, minimum=2)
     n = X.shape[0]
     if n > max_points:
         if rng is None:

@@ -11,14 +11,9 @@ import math
 
 import numpy as np
 
+from pymc_kameleon.core._numba import HAVE_NUMBA, njit
+
 __all__ = ["HAVE_NUMBA", "cholesky_rank1_update", "cholesky_rank1_update_numpy"]
-
-try:  # pragma: no cover - depends on the environment
-    from numba import njit
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover
-    HAVE_NUMBA = False
 
 
 def cholesky_rank1_update_numpy(lower: np.ndarray, v: np.ndarray) -> None:

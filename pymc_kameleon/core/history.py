@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pymc_kameleon.core import _accelerated
+from pymc_kameleon.core import accelerated
+from pymc_kameleon.core.checks import check_int
 
 __all__ = ["PINNED_ITERATION", "ChainHistory"]
 
@@ -46,12 +47,10 @@ class ChainHistory:
     """
 
     def __init__(self, dim: int, capacity: int) -> None:
-        if not isinstance(dim, int | np.integer) or dim < 1:
-            raise ValueError(f"`dim` must be a positive integer, got {dim!r}.")
-        if not isinstance(capacity, int | np.integer) or capacity < 2:
-            raise ValueError(f"`capacity` must be an integer >= 2, got {capacity!r}.")
-        self.values = np.zeros((int(capacity), int(dim)))
-        self.iterations = np.zeros(int(capacity), dtype=np.int64)
+        dim = check_int("dim", dim, minimum=1)
+        capacity = check_int("capacity", capacity, minimum=2)
+        self.values = np.zeros((capacity, dim))
+        self.iterations = np.zeros(capacity, dtype=np.int64)
         self.n_seen = 0
 
     @property
@@ -162,15 +161,15 @@ class ChainHistory:
             A new array with ``m = min(n, available)`` rows.
         """
         size = self.size
-        if replace and _accelerated.HAVE_NUMBA:
+        if replace and accelerated.HAVE_NUMBA:
             # compiled loops; the same picks as the NumPy code below, from the same uniforms
             if since > 0:
-                eligible = _accelerated.eligible_indices(self.iterations, size, int(since))
+                eligible = accelerated.eligible_indices(self.iterations, size, int(since))
             else:  # as below: every stored state, whatever its (possibly negative) iteration
                 eligible = np.arange(size)
             if eligible.size == 0:
                 return np.empty((0, self.dim))
-            return _accelerated.take_picked_rows(self.values, eligible, rng.random(n))
+            return accelerated.take_picked_rows(self.values, eligible, rng.random(n))
         if since > 0:
             eligible = np.flatnonzero(self.iterations[:size] >= since)
         else:

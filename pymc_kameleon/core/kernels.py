@@ -35,6 +35,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from pymc_kameleon.core.checks import check_positive
+
 __all__ = [
     "KERNELS",
     "GaussianKernel",
@@ -48,36 +50,6 @@ __all__ = [
 _SQRT3 = math.sqrt(3.0)
 _SQRT5 = math.sqrt(5.0)
 _PLACEHOLDER_BANDWIDTH = 1.0
-
-
-def _validate_bandwidth(bandwidth: object) -> float:
-    """Check that a bandwidth is a finite real number greater than zero.
-
-    Parameters
-    ----------
-    bandwidth : object
-        Candidate bandwidth (length scale).
-
-    Returns
-    -------
-    float
-        The bandwidth converted to a Python ``float``.
-
-    Raises
-    ------
-    ValueError
-        If ``bandwidth`` is not a finite real number strictly greater than zero.
-    """
-    allowed = "a finite float > 0"
-    if isinstance(bandwidth, bool | np.bool_):
-        raise ValueError(f"bandwidth must be {allowed}; got {bandwidth!r}")
-    try:
-        value = float(bandwidth)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"bandwidth must be {allowed}; got {bandwidth!r}") from None
-    if not (math.isfinite(value) and value > 0.0):
-        raise ValueError(f"bandwidth must be {allowed}; got {bandwidth!r}")
-    return value
 
 
 def _diff_and_sq_dist(x: np.ndarray, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -196,7 +168,7 @@ class _BandwidthKernel(Kernel):
 
     def __post_init__(self) -> None:
         """Validate the bandwidth and store it as a Python ``float``."""
-        object.__setattr__(self, "bandwidth", _validate_bandwidth(self.bandwidth))
+        object.__setattr__(self, "bandwidth", check_positive("bandwidth", self.bandwidth))
 
     def with_bandwidth(self, bandwidth: float) -> Kernel:
         """Return a copy of this kernel with a new bandwidth.
@@ -377,4 +349,4 @@ def make_kernel(name: str, bandwidth: float | None = None) -> Kernel:
         return cls()
     if bandwidth is None:
         bandwidth = _PLACEHOLDER_BANDWIDTH
-    return cls(bandwidth=_validate_bandwidth(bandwidth))  # type: ignore[call-arg]
+    return cls(bandwidth=check_positive("bandwidth", bandwidth))  # type: ignore[call-arg]

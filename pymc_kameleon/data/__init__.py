@@ -1,1 +1,1 @@
-"""Data files shipped with the package; read them through :mod:`pymc_kameleon.datasets`."""
+"""Data files shipped with the package; read them through :mod:`pymc_kameleon.targets.glass`."""

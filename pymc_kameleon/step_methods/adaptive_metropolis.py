@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-import math
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from pymc_kameleon._compat import dataclass_state
-from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale
+from pymc_kameleon.core.adaptation import RunningMoments
+from pymc_kameleon.core.checks import check_bool, check_choice, check_int, check_nonnegative
+from pymc_kameleon.core.proposals import AdaptiveCovarianceProposal
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
-from pymc_kameleon.step_methods.kameleon import _check_int
+from pymc_kameleon.step_methods.arguments import check_initial_history
+from pymc_kameleon.step_methods.kameleon import check_target_accept
 
 __all__ = ["AdaptiveMetropolis", "AdaptiveMetropolisState"]
 
 
 @dataclass_state
 class AdaptiveMetropolisState(AdaptiveMHState):
-    """Per-chain state of :class:`AdaptiveMetropolis`."""
-
-    moments: RunningMoments
+    """Per-chain state of :class:`AdaptiveMetropolis` (the proposal holds what is learned)."""
 
 
 class AdaptiveMetropolis(AdaptiveMHStep):
@@ -71,16 +72,41 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         :math:`\mathcal N(x, \gamma^2 I + s\,\hat\Sigma)` with :math:`\hat\Sigma` their
         sample covariance and :math:`s = 2.38^2/d`. With ``tune > 0`` the chain's own warm-up
         states are added to them as usual; with ``tune=0`` the proposal built from them is used
-        unchanged.
+        unchanged. Every coordinate must vary across the rows (a constant one is the mark of a
+        stuck pilot chain); fewer than 10 % distinct rows give a warning.
+
+    Attributes
+    ----------
+    proposal : pymc_kameleon.core.proposals.AdaptiveCovarianceProposal
+        The chain's proposal: the running moments ``proposal.moments``, the scale
+        ``proposal.scale`` and ``proposal.covariance(x)``.
 
     Notes
     -----
+    The step is an :class:`~pymc_kameleon.step_methods.adaptive_mh.AdaptiveMHStep` over an
+    :class:`~pymc_kameleon.core.proposals.AdaptiveCovarianceProposal`; ``step.log_density(x)``
+    is the model's log-density at a raveled point.
+
+    Documented for up to 100 sampled dimensions (the step's variables raveled;
+    ``AdaptiveMetropolis.documented_max_dim``); beyond that the constructor warns, since the warm-up
+    needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
+    can differentiate the model, otherwise ``pm.sample_smc`` or several steps on blocks
+    of at most 100 dimensions.
+
     Sampler statistics: ``accept``, ``accepted`` (0.0/1.0), ``scaling`` (:math:`s`),
     ``model_logp``, ``logp_evals``, ``invalid_proposal``, ``n_history`` (states in the running
     covariance).
     With a stochastic likelihood estimate there is one more stat, ``noise_sd``: the standard
     deviation of :math:`\log \hat p` at the current state, pooled over the checks so far
     (pseudo-marginal chains stick when it is well above 1-2).
+
+    ``warning`` is None except at the first iteration after warm-up of a chain that never moved
+    during warm-up (or ended it with a non-finite log-density): then it holds a
+    :class:`~pymc.stats.convergence.SamplerWarning` naming the counts and the likely cause, which
+    PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
+    ``pm.sample(keep_warning_stat=True)``. A model without a stochastic likelihood whose
+    log-density is not finite at the starting point raises
+    :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
 
     References
     ----------
@@ -94,8 +120,8 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         **AdaptiveMHStep.stats_dtypes_shapes,
         "n_history": (np.int64, []),
     }
+    documented_max_dim = 100
     _state_class = AdaptiveMetropolisState
-    _symmetric = True
 
     def __init__(
         self,
@@ -115,21 +141,28 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         noise_check_interval: int = 100,
         initial_history: Any = None,
     ) -> None:
-        if scale not in ("learn", "fixed"):
-            raise ValueError(
-                f"`scale` must be 'learn' (AM-LS) or 'fixed' (AM-FS, s = 2.38**2/d), got {scale!r}."
-            )
-        gamma_value = float(gamma)
-        if not math.isfinite(gamma_value) or gamma_value < 0.0:
-            raise ValueError(f"`gamma` must be a finite number >= 0, got {gamma!r}.")
-        self.gamma = gamma_value
-        self.adapt_start = _check_int("adapt_start", adapt_start, minimum=2)
+        scale = check_choice(
+            "scale",
+            scale,
+            ("learn", "fixed"),
+            hint="'learn' learns the scale (AM-LS); 'fixed' keeps s = 2.38**2/d (AM-FS).",
+        )
+        self.gamma = check_nonnegative(
+            "gamma",
+            gamma,
+            hint="It is the standard deviation of an isotropic regulariser; 0 is none.",
+        )
+        self.adapt_start = check_int("adapt_start", adapt_start, minimum=2)
         self.scale_mode = scale
+        self.target_accept = check_target_accept(target_accept)
+        self.learn_scale = check_bool("learn_scale", scale == "learn")
+        self.initial_history: np.ndarray | None = None
+
+        make_proposal = partial(self._build_proposal, initial_history)
         super().__init__(
             vars,
-            target_accept=target_accept,
+            proposal=make_proposal,
             adaptation=adaptation,
-            learn_scale=scale == "learn",
             model=model,
             initial_point=initial_point,
             compile_kwargs=compile_kwargs,
@@ -137,29 +170,37 @@ class AdaptiveMetropolis(AdaptiveMHStep):
             rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
-            initial_history=initial_history,
         )
 
-    def _untuned_log_scale(self) -> float:
-        return math.log(optimal_rw_scale(self.dim))
+    def _build_proposal(self, initial_history: Any, dim: int) -> AdaptiveCovarianceProposal:
+        """The chain's proposal, once the dimension is known (validates ``initial_history``)."""
+        if initial_history is not None:
+            self.initial_history = check_initial_history(
+                initial_history, dim, dim + 1, type(self).__name__
+            )
+        return AdaptiveCovarianceProposal(
+            dim,
+            gamma=self.gamma,
+            min_states=self.adapt_start,
+            learn_scale=self.learn_scale,
+            target_accept=self.target_accept,
+            initial_states=self.initial_history,
+        )
 
-    def _reset_adaptation(self) -> None:
-        self.moments = RunningMoments(self.dim)
-        if self.initial_history is not None:
-            self.moments.update_batch(self.initial_history)
+    @property
+    def moments(self) -> RunningMoments:
+        """Running mean and covariance of the visited states (``proposal.moments``)."""
+        return self.proposal.moments
 
-    def _covariance_in_use(self) -> bool:
-        """Whether the running covariance (rather than the identity) shapes the proposal."""
-        return self.initial_history is not None or self.moments.count >= self.adapt_start
+    def proposal_covariance(self, x: np.ndarray) -> np.ndarray:
+        """Covariance ``gamma^2 I + s Sigma`` of the proposal (the same at every ``x``).
 
-    def _scatter(self, x: np.ndarray) -> np.ndarray:
-        if self._covariance_in_use():
-            return self.moments.covariance()
-        return np.eye(self.dim)
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
 
-    def _learn(self, x: np.ndarray, accept_prob: float) -> bool:
-        self.moments.update(x)
-        return self._covariance_in_use()
-
-    def _extra_stats(self) -> dict[str, Any]:
-        return {"n_history": int(self.moments.count)}
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+        """
+        return self.proposal.covariance(x)

@@ -1,59 +1,71 @@
-"""Adaptive Metropolis–Hastings: a Gaussian random walk whose covariance is learned.
+"""A Metropolis–Hastings step over one proposal object.
 
-:class:`AdaptiveMHStep` runs a Metropolis–Hastings test with forward and reverse proposal
-densities, caches the proposal's Cholesky factor at the current state, and learns a log-scale by
-Robbins–Monro. Subclasses (:class:`~pymc_kameleon.KameleonStep`,
-:class:`~pymc_kameleon.AdaptiveMetropolis`) supply the proposal covariance and what they learn
-from the chain.
+:class:`AdaptiveMHStep` runs, at each iteration, ``proposal.propose`` -> the model's
+log-density at the candidate -> ``proposal.log_density`` for the Hastings term (skipped when
+the proposal is symmetric) -> the MH decision -> ``proposal.learn`` (while adapting). The
+proposal (:mod:`pymc_kameleon.core.proposals`) holds everything it learns; the step holds the
+compiled log-density and the cached current state.
+:class:`~pymc_kameleon.KameleonStep` and :class:`~pymc_kameleon.AdaptiveMetropolis` only parse
+their arguments and choose the proposal.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 from rich.progress import TextColumn
 from rich.table import Column
-from scipy.linalg import LinAlgError
 
-from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, dataclass_state
-from pymc_kameleon.core.adaptation import robbins_monro_update
+from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
-from pymc_kameleon.core.proposals import (
-    gaussian_log_pdf,
-    gaussian_log_pdf_of_noise,
-    proposal_cholesky,
-)
-from pymc_kameleon.step_methods.base import (
-    GradientFreeState,
-    GradientFreeStep,
-    check_initial_history,
-)
+from pymc_kameleon.core.proposals import Proposal, Transition
+from pymc_kameleon.step_methods.base import GradientFreeState, GradientFreeStep
 
 __all__ = ["AdaptiveMHState", "AdaptiveMHStep"]
 
 
 @dataclass_state
 class AdaptiveMHState(GradientFreeState):
-    """Per-chain state common to every adaptive MH step (see :class:`AdaptiveMHStep`)."""
+    """Per-chain state of :class:`AdaptiveMHStep`: the common state and the proposal."""
 
-    scatter_current: np.ndarray | None
-    proposal_chol: np.ndarray | None
-    log_scale: float
-    scale_updates: int
-    log_scale_weighted_sum: float
-    scale_weight_sum: float
+    proposal: Proposal
 
 
 class AdaptiveMHStep(GradientFreeStep):
-    """Base class: a joint Gaussian random-walk proposal whose covariance is learned.
+    """Metropolis–Hastings over one :class:`~pymc_kameleon.core.proposals.Proposal`.
 
-    The proposal at ``x`` is ``N(x, gamma^2 I + scale * S(x))``. Subclasses implement the
-    matrix :meth:`_scatter` ``S(x)``, :meth:`_learn`, :meth:`_untuned_log_scale` and
-    :meth:`_reset_adaptation`, set ``self.gamma``, and may extend the stats. ``S`` at the current
-    state and the Cholesky factor of the covariance are cached separately, so that a change of
-    scale alone costs one d x d Cholesky factorisation.
+    Use it directly to sample with a proposal of your own making, e.g. a
+    :class:`~pymc_kameleon.core.proposals.MixtureProposal` of a Kameleon and an
+    adaptive-covariance move::
+
+        step = AdaptiveMHStep(proposal=lambda dim: MixtureProposal([...]))
+
+    Parameters
+    ----------
+    vars : list of PyMC variables, optional
+        Continuous variables to sample jointly; defaults to all continuous variables.
+    proposal : Proposal or callable
+        The proposal, or ``make(dim) -> Proposal`` to build it once the dimension of the sampled
+        (raveled, transformed) space is known. It is reset at the start of every chain.
+    adaptation : {"tune", "vanishing"}, AdaptationSchedule or callable, default "tune"
+        While the proposal learns: during warm-up only (``"tune"``), or also afterwards.
+    model, initial_point, compile_kwargs, blocked, rng, noise_free_other_steps, \
+noise_check_interval
+        As for :class:`~pymc_kameleon.KameleonStep`.
+
+    Attributes
+    ----------
+    proposal : Proposal
+        The chain's proposal: what it learned, its covariance (``proposal.covariance(x)`` for the
+        Gaussian ones) and its stats.
+
+    Notes
+    -----
+    Sampler statistics: ``accept``, ``accepted``, ``model_logp``, ``logp_evals``,
+    ``invalid_proposal``, ``warning``, and the proposal's stats (``scaling``, ...).
     """
 
     stats_dtypes_shapes: ClassVar[dict[str, tuple[Any, list]]] = {
@@ -63,21 +75,17 @@ class AdaptiveMHStep(GradientFreeStep):
         "model_logp": (np.float64, []),
         "logp_evals": (np.int64, []),
         "invalid_proposal": (bool, []),
+        "warning": (SamplerWarning, None),
         **({"tune": (bool, [])} if EMIT_TUNE_STAT else {}),
     }
     _state_class = AdaptiveMHState
-    #: whether the proposal covariance is the same at every point (then log q terms cancel)
-    _symmetric: ClassVar[bool] = False
-    #: test hook: a negative control sets this to False to drop the Hastings term
-    _hastings_correction: ClassVar[bool] = True
 
     def __init__(
         self,
         vars=None,
         *,
-        target_accept: float,
-        adaptation: Any,
-        learn_scale: bool,
+        proposal: Proposal | Callable[[int], Proposal],
+        adaptation: Any = "tune",
         model=None,
         initial_point=None,
         compile_kwargs: dict | None = None,
@@ -85,18 +93,8 @@ class AdaptiveMHStep(GradientFreeStep):
         rng=None,
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
-        initial_history: Any = None,
     ) -> None:
-        target_accept = float(target_accept)
-        if not (0.0 < target_accept < 1.0) or not math.isfinite(target_accept):
-            raise ValueError(
-                f"`target_accept` must lie strictly between 0 and 1, got {target_accept!r} "
-                "(0.234 is optimal for random-walk proposals in moderate dimension)."
-            )
-        self.target_accept = target_accept
-        self.learn_scale = bool(learn_scale)
-        # validated once the base class knows the dimension; the chain state is then reset again
-        self.initial_history: np.ndarray | None = None
+        self.proposal: Proposal | None = None
         super().__init__(
             vars,
             adaptation=adaptation,
@@ -108,191 +106,111 @@ class AdaptiveMHStep(GradientFreeStep):
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
         )
-        if initial_history is not None:
-            self.initial_history = check_initial_history(
-                initial_history, self.dim, self._min_initial_rows(), type(self).__name__
-            )
-            self._reset_chain_state()
-
-    # ----------------------------------------------------------------------------------------
-    # hooks for subclasses
-    def _scatter(self, x: np.ndarray) -> np.ndarray:
-        """Unscaled, learned part ``S(x)`` of the proposal covariance at ``x`` (a new array)."""
-        raise NotImplementedError
-
-    def _learn(self, x: np.ndarray, accept_prob: float) -> bool:
-        """Learn from the new current state; return True if ``S`` changed."""
-        raise NotImplementedError
-
-    def _reset_adaptation(self) -> None:
-        """Reset subclass-specific adaptation state to its untuned value."""
-        raise NotImplementedError
-
-    def _untuned_log_scale(self) -> float:
-        """Log-scale at the start of a chain."""
-        raise NotImplementedError
-
-    def _scale_is_active(self) -> bool:
-        """Whether the learned scale currently affects the proposal."""
-        return True
-
-    def _min_initial_rows(self) -> int:
-        """Fewest rows accepted in ``initial_history`` (a non-singular sample covariance)."""
-        return self.dim + 1
-
-    def _prepare_current(self, x: np.ndarray) -> None:
-        """Hook called before ``S`` is computed at the current state ``x`` (default: nothing)."""
-
-    def _extra_stats(self) -> dict[str, Any]:
-        """Subclass-specific stats for the current iteration."""
-        return {}
+        self.proposal = proposal if isinstance(proposal, Proposal) else proposal(self.dim)
+        self.proposal.reset()
+        extra = {
+            k: v for k, v in self.proposal.stats_dtypes.items() if k not in self.stats_dtypes_shapes
+        }
+        if extra:
+            self._add_stats(extra)
 
     # ----------------------------------------------------------------------------------------
     # chain life cycle
     def _reset_chain_state(self) -> None:
         """Put every piece of per-chain state back to its untuned value."""
         self._reset_common_state()
-        self.scatter_current = None
-        self.proposal_chol = None
-        self.log_scale = self._untuned_log_scale()
-        self.scale_updates = 0
-        self.log_scale_weighted_sum = 0.0
-        self.scale_weight_sum = 0.0
-        self._reset_adaptation()
+        if self.proposal is not None:
+            self.proposal.reset()
 
     def stop_tuning(self) -> None:
-        """End warm-up: fix the scale at its weighted iterate average and freeze adaptation.
-
-        The Robbins–Monro iterate keeps fluctuating with where the chain happens to be; its
-        average over warm-up (weights growing linearly with the update count) is a steadier
-        value for the frozen kernel.
-        """
-        if self.tune and self.learn_scale and self.scale_weight_sum > 0.0:
-            self.log_scale = self.log_scale_weighted_sum / self.scale_weight_sum
-            self.proposal_chol = None
+        """End warm-up: the proposal settles (e.g. its scale at the warm-up average); freeze."""
+        if self.tune:
+            self.proposal.end_warmup()
         super().stop_tuning()
 
     # ----------------------------------------------------------------------------------------
-    # one iteration
+    # public seams
     @property
     def scaling(self) -> float:
-        """The learned scale (``exp(log_scale)``)."""
-        return math.exp(self.log_scale)
+        """The proposal's learned scale (its ``scaling`` stat)."""
+        return float(self.proposal.stats().get("scaling", math.nan))
 
-    def proposal_covariance(self, x: np.ndarray) -> np.ndarray:
-        """Covariance ``gamma^2 I + scaling * S(x)`` of the proposal at ``x``, as it is now.
+    def log_density(self, x: np.ndarray) -> float:
+        """The model's log-density at a raveled point of the step's variables.
 
-        After warm-up this is the frozen proposal the kept draws came from; ``astep`` draws
-        with the Cholesky factor of this matrix.
+        For a model with a stochastic likelihood estimate this is one fresh estimate.
 
         Parameters
         ----------
         x : numpy.ndarray, shape (d,)
-            State of the sampled (raveled, transformed) space.
+            Point of the sampled (raveled, transformed) space.
 
         Returns
         -------
-        numpy.ndarray, shape (d, d)
+        float
         """
-        cov = np.array(self._scatter(np.asarray(x, dtype=float)), dtype=float) * self.scaling
-        cov.flat[:: self.dim + 1] += self.gamma * self.gamma
-        return cov
+        return self._estimate_logp(np.asarray(x, dtype=self.logp_dtype))[0]
 
-    def _on_new_current(self) -> None:
-        self.scatter_current = None
-        self.proposal_chol = None
-
-    def _cholesky(self, scatter: np.ndarray) -> np.ndarray | None:
-        """Cholesky factor of ``gamma^2 I + scale * scatter``; None if that is impossible."""
-        try:
-            return proposal_cholesky(scatter, self.scaling, self.gamma * self.gamma)
-        except LinAlgError:
-            return None
-
-    def _current_cholesky(self) -> np.ndarray:
-        if self.scatter_current is None:
-            self._prepare_current(self.x_current)
-            self.scatter_current = self._scatter(self.x_current)
-            self.proposal_chol = None
-        if self.proposal_chol is None:
-            self.proposal_chol = self._cholesky(self.scatter_current)
-            if self.proposal_chol is None:
-                raise FloatingPointError(
-                    f"{type(self).__name__}: the proposal covariance at the current state is not "
-                    "finite and positive definite. Check that the model's variables are on a "
-                    "sensible scale, or increase `gamma`."
-                )
-        return self.proposal_chol
-
+    # ----------------------------------------------------------------------------------------
+    # one iteration
     def astep(self, q0: RaveledVars) -> tuple[RaveledVars, list[dict[str, Any]]]:
         """Propose, accept or reject, learn; exactly one new log-density evaluation."""
-        logp_evals = self._refresh_current(q0.data)
+        logp_evals = self.refresh_current(q0.data)
+        self._check_start(q0)
         logp_evals += self._measure_noise()
         x = self.x_current
-        chol = self._current_cholesky()
-        noise = self.rng.standard_normal(self.dim)
-        # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts its input
-        x_new = (x + chol @ noise).astype(x.dtype, copy=False)
+        try:
+            x_new, log_q_forward = self.proposal.propose(x, self.rng)
+        except FloatingPointError as error:
+            raise FloatingPointError(f"{type(self).__name__}: {error}") from None
         logp_new, likelihood_noise_new = self._estimate_logp(x_new)
         logp_evals += 1
-        scatter_new, chol_new = (self.scatter_current, chol) if self._symmetric else (None, None)
-        log_q_reverse = log_q_forward = 0.0
         valid = math.isfinite(logp_new)
-        if valid and not self._symmetric:
-            scatter_new = self._scatter(x_new)
-            chol_new = self._cholesky(scatter_new)
-            if chol_new is None:
-                valid = False
-            elif self._hastings_correction:
-                log_q_forward = gaussian_log_pdf_of_noise(noise, chol)
-                log_q_reverse = gaussian_log_pdf(x, x_new, chol_new)
+        log_q_reverse = 0.0
+        if valid and not self.proposal.symmetric:
+            log_q_reverse = self.proposal.log_density(x, x_new)
+            valid = not math.isnan(log_q_reverse)
+        if valid and self.proposal.symmetric:
+            log_q_forward = 0.0  # the terms cancel
         log_ratio = mh_log_ratio(
-            logp_new if valid else -math.inf, self.logp_current, log_q_reverse, log_q_forward
+            logp_new if valid else -math.inf,
+            self.logp_current,
+            log_q_reverse if valid else 0.0,
+            log_q_forward if valid else 0.0,
         )
         decision = mh_decide(log_ratio, self.rng)
         if not valid:
             self.n_invalid += 1
         if decision.accepted:
             self._accept(x_new, logp_new, likelihood_noise_new)
-            self.scatter_current, self.proposal_chol = scatter_new, chol_new
         if self._adapting():
-            self._adapt(decision.accept_prob)
+            transition = Transition(
+                self.x_current,
+                decision.accept_prob,
+                self.iteration,
+                bool(self.tune),
+                self._acceptance_ceiling(),
+            )
+            self.proposal.learn(transition, self.rng)
         self.iteration += 1
+        return RaveledVars(self.x_current, q0.point_map_info), [
+            self._stats(decision, valid, logp_evals)
+        ]
+
+    def _stats(self, decision, valid: bool, logp_evals: int) -> dict[str, Any]:
         stats = {
             "accept": decision.accept_prob,
             "accepted": float(decision.accepted),
-            "scaling": self.scaling,
             "model_logp": self.logp_current,
             "logp_evals": logp_evals,
             "invalid_proposal": not valid,
-            **self._extra_stats(),
+            "warning": self._warning_stat(),
+            **self.proposal.stats(),
             **self._noise_stats(),
         }
         if EMIT_TUNE_STAT:
             stats["tune"] = bool(self.tune)
-        return RaveledVars(self.x_current, q0.point_map_info), [stats]
-
-    def _adapt(self, accept_prob: float) -> None:
-        if self._learn(self.x_current, accept_prob):
-            self.scatter_current = None
-            self.proposal_chol = None
-        if self.learn_scale and self._scale_is_active():
-            self.log_scale = robbins_monro_update(
-                self.log_scale,
-                accept_prob,
-                self._noisy_target(self.target_accept),
-                self.scale_updates,
-            )
-            self.scale_updates += 1
-            self.proposal_chol = None
-            # iterate average with weights growing linearly, so the end of warm-up dominates
-            self.log_scale_weighted_sum += self.scale_updates * self.log_scale
-            self.scale_weight_sum += self.scale_updates
-
-    def _restart_scale_average(self) -> None:
-        """Forget the scale's iterate average (call when the meaning of the scale changed)."""
-        self.log_scale_weighted_sum = 0.0
-        self.scale_weight_sum = 0.0
+        return stats
 
     # ----------------------------------------------------------------------------------------
     # PyMC integration
@@ -308,6 +226,9 @@ class AdaptiveMHStep(GradientFreeStep):
     @staticmethod
     def _make_progressbar_update_functions():
         def update_stats(step_stats):
-            return {"accept_rate": step_stats["accept"], "scaling": step_stats["scaling"]}
+            return {
+                "accept_rate": step_stats["accept"],
+                "scaling": step_stats.get("scaling", math.nan),
+            }
 
         return (update_stats,)

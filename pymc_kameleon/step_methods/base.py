@@ -15,22 +15,35 @@ from dataclasses import field
 from typing import Any, ClassVar
 
 import numpy as np
+from pymc.blocking import DictToArrayBijection
+from pymc.exceptions import SamplingError
+from pymc.model import Model
 from pymc.util import get_random_generator
 
 from pymc_kameleon._compat import (
     ArrayStepShared,
     Competence,
+    RaveledVars,
+    SamplerWarning,
     StepMethodState,
+    WarningType,
     compile_pytensor,
     continuous_types,
     dataclass_state,
-    get_value_vars_from_user_vars,
     join_nonshared_inputs,
     make_shared_replacements,
     modelcontext,
 )
+from pymc_kameleon.core._threads import limit_blas_in_forked_worker
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
-from pymc_kameleon.pseudo_marginal import noise_variables
+from pymc_kameleon.core.checks import ArgumentTypeError, check_bool, check_int, check_mapping, show
+from pymc_kameleon.pseudo_marginal import in_noisy_model, noise_variables, strip_noisy_guards
+from pymc_kameleon.step_methods.arguments import (
+    caller_stacklevel,
+    check_initial_history,
+    check_rng,
+    resolve_vars,
+)
 from pymc_kameleon.step_methods.noise import check_noise_ownership, compile_noisy_log_density
 
 __all__ = [
@@ -60,6 +73,9 @@ class GradientFreeState(StepMethodState):
     noise_current: list | None
     shared_snapshot: list | None
     n_invalid: int
+    n_moved: int
+    n_accepted_unmoved: int
+    stuck_warning: str | None
     noise_sum_squares: float
     noise_dof: int
     null_accept_sum: float
@@ -84,13 +100,24 @@ class GradientFreeStep(ArrayStepShared):
     estimate) it was accepted with, and a change of other steps' variables recomputes the
     estimate with the *stored* ``u``. The standard deviation of ``log p_hat`` at the current state
     is measured during warm-up and reported as the ``noise_sd`` stat.
+
+    **Chains that cannot move.** A model without a stochastic likelihood whose log-density is not
+    finite at the starting point raises :class:`pymc.exceptions.SamplingError` at the first
+    iteration, as PyMC's HMC does. During warm-up the step counts the proposals that changed the
+    state and the invalid ones (``n_moved``, ``n_accepted_unmoved``, ``n_invalid``); a chain that
+    never moved, or whose current log-density is not finite, at the end of warm-up gets a
+    :class:`~pymc.stats.convergence.SamplerWarning` in the ``warning`` stat of its first
+    post-warm-up iteration, which PyMC logs (also from worker processes) and leaves out of the
+    InferenceData unless ``pm.sample(keep_warning_stat=True)``.
     """
 
     default_blocked = True
     _state_class = GradientFreeState
-    #: test hook: a negative control sets this to True to re-estimate the current state every
-    #: iteration (Monte Carlo within Metropolis, which is biased)
-    _reestimate_current: ClassVar[bool] = False
+    #: largest number of sampled (raveled) dimensions the step is documented for; the
+    #: constructor warns beyond it (None: no limit)
+    documented_max_dim: ClassVar[int | None] = None
+    #: what counts as an invalid proposal, for the stuck-chain warning
+    _invalid_description: ClassVar[str] = "had a NaN/-inf log-density"
 
     def __init__(
         self,
@@ -105,20 +132,45 @@ class GradientFreeStep(ArrayStepShared):
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
     ) -> None:
-        model = modelcontext(model)
-        if initial_point is None:
-            initial_point = model.initial_point()
-        step_name = type(self).__name__
-        vars = _resolve_vars(vars, model, step_name)
+        blocked = check_bool("blocked", blocked)
+        noise_free_other_steps = check_bool(
+            "noise_free_other_steps",
+            noise_free_other_steps,
+            hint="Set True only if every other step leaves the noisy likelihood terms alone.",
+        )
+        self.noise_check_interval = check_int(
+            "noise_check_interval",
+            noise_check_interval,
+            minimum=0,
+            hint="It counts warm-up iterations between checks of the likelihood-estimate noise; "
+            "0 turns them off.",
+        )
+        compile_kwargs = check_mapping("compile_kwargs", compile_kwargs)
+        check_rng(rng)
+        model, initial_point = _model_and_point(model, initial_point)
+        vars = resolve_vars(vars, model, type(self).__name__)
+        self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
+        #: dtype of the raveled points the compiled log-density takes
+        self.logp_dtype = np.result_type(*(np.asarray(initial_point[v.name]) for v in vars))
+        self._warn_beyond_documented_dim()
         self.schedule: AdaptationSchedule = make_schedule(adaptation)
-        self.noise_check_interval = _check_noise_interval(noise_check_interval)
         shared = make_shared_replacements(initial_point, vars, model)
-        logp_graph = model.logp()
+        self._compile(model, vars, initial_point, shared, compile_kwargs, noise_free_other_steps)
+        self.tune = True
+        super().__init__(vars, shared, blocked=blocked, rng=rng)
+        self._reset_chain_state()
+
+    def _compile(
+        self, model, vars, initial_point, shared, compile_kwargs, noise_free_other_steps
+    ) -> None:
+        """Compile the log-density: ``_logp(x)``, or ``_noisy_logp`` when it draws noise."""
+        # our steps keep the current state's estimate, so they may evaluate the noisy terms
+        logp_graph = strip_noisy_guards(model.logp())
         noise = noise_variables(logp_graph)
         self._logp = None
         self._noisy_logp = None
         if noise:
-            check_noise_ownership(model, vars, step_name, bool(noise_free_other_steps))
+            check_noise_ownership(model, vars, type(self).__name__, noise_free_other_steps)
             self._noisy_logp = compile_noisy_log_density(
                 logp_graph, noise, initial_point, vars, shared, compile_kwargs
             )
@@ -127,12 +179,33 @@ class GradientFreeStep(ArrayStepShared):
             [logp], raveled_input = join_nonshared_inputs(
                 point=initial_point, outputs=[logp_graph], inputs=vars, shared_inputs=shared
             )
-            self._logp = compile_pytensor([raveled_input], logp, **(compile_kwargs or {}))
+            self._logp = compile_pytensor([raveled_input], logp, **compile_kwargs)
             self._logp.trust_input = True
-        self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
-        self.tune = True
-        super().__init__(vars, shared, blocked=blocked, rng=rng)
-        self._reset_chain_state()
+
+    @property
+    def compiled_logp(self):
+        """The compiled PyTensor log-density of the raveled variables, or None.
+
+        None for a model with a stochastic likelihood estimate, whose log-density draws noise.
+        """
+        return self._logp
+
+    def _warn_beyond_documented_dim(self) -> None:
+        limit = self.documented_max_dim
+        if limit is None or self.dim <= limit:
+            return
+        name = type(self).__name__
+        warnings.warn(
+            f"{name} samples {self.dim} dimensions, more than the {limit} it is documented for "
+            f"({name}.documented_max_dim = {limit}): its proposal is learned from the chain's "
+            "own history, and the warm-up needed to learn it grows quickly with the dimension, "
+            "so the chain may mix badly or not at all. If PyMC can differentiate the model, use "
+            "NUTS (pm.sample's default); otherwise consider pm.sample_smc, or block the "
+            f"variables into several steps of at most {limit} dimensions each, e.g. "
+            f"step=[{name}([a, b]), {name}([c])].",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
 
     def _add_stats(self, extra: dict[str, tuple[Any, list]]) -> None:
         """Add sampler stats for this instance only (PyMC reads the instance attributes)."""
@@ -154,6 +227,9 @@ class GradientFreeStep(ArrayStepShared):
         self.noise_current = None
         self.shared_snapshot = None
         self.n_invalid = 0
+        self.n_moved = 0
+        self.n_accepted_unmoved = 0
+        self.stuck_warning = None
         self.noise_sum_squares = 0.0
         self.noise_dof = 0
         self.null_accept_sum = 0.0
@@ -164,6 +240,7 @@ class GradientFreeStep(ArrayStepShared):
         raise NotImplementedError
 
     def _start_chain(self, rng, tune: int | None = None) -> None:
+        limit_blas_in_forked_worker()
         self.rng = get_random_generator(rng, copy=False)
         self.tune = True if tune is None else bool(tune)
         self._reset_chain_state()
@@ -181,7 +258,12 @@ class GradientFreeStep(ArrayStepShared):
         self._reset_chain_state()
 
     def stop_tuning(self) -> None:
-        """End warm-up; warn if a stochastic likelihood estimate is too noisy to mix well."""
+        """End warm-up; check that the chain moved; warn about a too noisy likelihood estimate.
+
+        With ``tune=0`` PyMC calls this before the first iteration: there is nothing to check.
+        """
+        if self.tune and self.iteration > 0:
+            self.stuck_warning = self._stuck_chain_message()
         if self.tune and self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
             warnings.warn(
                 f"{type(self).__name__}: the standard deviation of the log-likelihood estimate "
@@ -195,6 +277,99 @@ class GradientFreeStep(ArrayStepShared):
 
     def _adapting(self) -> bool:
         return bool(self.tune) or self.schedule.adapts_after_tuning
+
+    # ----------------------------------------------------------------------------------------
+    # chains that cannot move
+    def _check_start(self, q0: RaveledVars) -> None:
+        """Refuse a non-finite log-density at the start of a chain (first iteration only).
+
+        Only for models without a stochastic likelihood: an estimate can be ``-inf`` at the start
+        by chance, and the next proposal may well be finite (the end-of-warm-up check reports a
+        chain that stays stuck).
+        """
+        if self.iteration != 0 or self.is_pseudo_marginal or math.isfinite(self.logp_current):
+            return
+        point = DictToArrayBijection.rmap(RaveledVars(self.x_current, q0.point_map_info))
+        values = "\n".join(
+            f"  {name} = {np.array2string(np.asarray(value), threshold=20)}"
+            for name, value in point.items()
+        )
+        raise SamplingError(
+            f"{type(self).__name__}: the model's log-density at the starting point is "
+            f"{self.logp_current}, so the chain cannot start there. Starting values of the step's "
+            f"variables (sampled, i.e. transformed, space):\n{values}\n"
+            "Pass a point inside the support to pm.sample(initvals={...}); "
+            "model.point_logps(point) or model.debug() shows which term is not finite."
+        )
+
+    def _stuck_chain_message(self) -> str | None:
+        """The end-of-warm-up warning for a chain that never moved (None if it moved)."""
+        n = self.iteration
+        logp_finite = math.isfinite(self.logp_current)
+        if self.n_moved > 0 and logp_finite:
+            return None
+        facts = [f"{self.n_moved} of {n} warm-up proposals moved the chain"]
+        if self.n_invalid:
+            facts.append(f"{self.n_invalid} {self._invalid_description}")
+        if self.n_accepted_unmoved:
+            facts.append(
+                f"{self.n_accepted_unmoved} were accepted but too small to change the values in "
+                "floating point"
+            )
+        if not logp_finite:
+            facts.append(f"the log-density at the current state is {self.logp_current}")
+        cause = self._stuck_chain_cause(logp_finite)
+        variables = ", ".join(v.name for v in self.vars)
+        what = (
+            "this chain never left its starting point during warm-up"
+            if self.n_moved == 0
+            else "this chain ended warm-up at a point with a non-finite log-density"
+        )
+        return (
+            f"{type(self).__name__} ({variables}): {what}: {'; '.join(facts)}. Its draws are "
+            f"not posterior draws. {cause}"
+        )
+
+    def _stuck_chain_cause(self, logp_finite: bool) -> str:
+        """The likely cause of a stuck chain and its fix, for :meth:`_stuck_chain_message`."""
+        if not logp_finite and self.is_pseudo_marginal:
+            return (
+                "The likelihood estimator returned NaN or -inf at the current state: check that "
+                "it returns a finite log-likelihood for plausible parameters (a NaN estimate is "
+                "never accepted), or start where it is finite with pm.sample(initvals={...})."
+            )
+        if not logp_finite:
+            return (
+                "The chain is outside the support: start it inside with pm.sample(initvals={...}); "
+                "model.point_logps(point) or model.debug() shows which term is not finite."
+            )
+        if self.n_invalid == self.iteration:
+            return (
+                "Every proposal landed where the log-density is NaN or -inf: the support around "
+                "the start is much narrower than the proposal, or the likelihood "
+                "(estimator) returns NaN there; check it at points near the start, or start "
+                "elsewhere with pm.sample(initvals={...})."
+            )
+        if self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
+            return (
+                "The likelihood estimate is very noisy (noise_sd about "
+                f"{self.noise_sd:.2g}): an unusually high estimate at the current state makes "
+                "every proposal look worse. Reduce the estimator's variance (more importance "
+                "samples, particles or simulations)."
+            )
+        return (
+            "Every proposal was rejected or changed nothing: the posterior is on a scale far "
+            "from 1 (e.g. a standard deviation of 1e-6 or 1e6, or a location far larger than "
+            "the spread): rescale the parameters, e.g. sample z ~ N(0, 1) and set "
+            "x = loc + scale * z with loc and scale roughly the posterior's."
+        )
+
+    def _warning_stat(self) -> SamplerWarning | None:
+        """The ``warning`` stat: the stuck-chain warning at the first post-warm-up iteration."""
+        if self.stuck_warning is None or self.tune:
+            return None
+        message, self.stuck_warning = self.stuck_warning, None
+        return SamplerWarning(WarningType.CONVERGENCE, message, "error", step=self.iteration)
 
     # ----------------------------------------------------------------------------------------
     # the cached log-density of the current state
@@ -219,22 +394,44 @@ class GradientFreeStep(ArrayStepShared):
         return self._noisy_logp(x, noise), noise
 
     def _accept(self, x_new: np.ndarray, logp_new: float, noise_new: list | None) -> None:
-        """Make a proposal the current state, with the noise its estimate was computed with."""
+        """Make a proposal the current state, with the noise its estimate was computed with.
+
+        During warm-up, counts whether the accepted proposal changed the state at all (a step far
+        below the resolution of the values does not).
+        """
+        if self.tune:
+            if np.array_equal(x_new, self.x_current):
+                self.n_accepted_unmoved += 1
+            else:
+                self.n_moved += 1
         self.x_current, self.logp_current, self.noise_current = x_new, logp_new, noise_new
 
     def _refresh_current(self, x0: np.ndarray) -> int:
-        """Recompute the cached log-density when the point or other steps' variables changed.
+        """The name :class:`~pymc_kameleon.KMCStep` calls; see :meth:`refresh_current`."""
+        return self.refresh_current(x0)
 
-        A new point gets a fresh estimate. If only other steps' variables changed, a
-        pseudo-marginal estimate is recomputed with the *stored* noise: re-drawing it would be
-        Monte Carlo within Metropolis, which is biased. Returns the number of log-density
-        evaluations made (0 or 1).
+    def refresh_current(self, x0: np.ndarray) -> int:
+        """Sync the cached current state with the point PyMC hands over; count evaluations.
+
+        Called at the start of every iteration. A new point gets a fresh estimate. If only other
+        steps' variables changed, a pseudo-marginal estimate is recomputed with the *stored*
+        noise: re-drawing it would be Monte Carlo within Metropolis, which is biased (the
+        statistical tests build that wrong sampler by overriding this method).
+
+        Parameters
+        ----------
+        x0 : numpy.ndarray, shape (d,)
+            The raveled point of the step's variables.
+
+        Returns
+        -------
+        int
+            Log-density evaluations made (0 or 1).
         """
         same_point = self.x_current is not None and np.array_equal(x0, self.x_current)
-        reestimate = self._reestimate_current and self.is_pseudo_marginal
-        if same_point and not reestimate and not self._shared_changed():
+        if same_point and not self._shared_changed():
             return 0
-        if same_point and not reestimate and self.noise_current is not None:
+        if same_point and self.noise_current is not None:
             self.logp_current = self._noisy_logp(self.x_current, self.noise_current)
         else:
             self.x_current = np.array(x0, copy=True)
@@ -287,6 +484,13 @@ class GradientFreeStep(ArrayStepShared):
             self.null_accept_count += values.size
         return NOISE_CHECK_REPEATS
 
+    def _acceptance_ceiling(self) -> float:
+        """The factor :meth:`_noisy_target` multiplies a target by (1 before any noise check)."""
+        if self.null_accept_count == 0:
+            return 1.0
+        ceiling = self.null_accept_sum / self.null_accept_count
+        return min(1.0, max(_MIN_NOISE_CEILING, ceiling))
+
     def _noisy_target(self, target: float) -> float:
         """Acceptance target for step-size or scale learning, lowered by the noise ceiling.
 
@@ -308,106 +512,42 @@ class GradientFreeStep(ArrayStepShared):
     # PyMC integration
     @staticmethod
     def competence(var, has_grad):
-        """COMPATIBLE with continuous variables, INCOMPATIBLE with discrete ones.
+        """How suited the step is to a model variable, for ``pm.sample``'s automatic assignment.
 
-        Never auto-assigned ahead of NUTS; pass the step explicitly to use it.
+        IDEAL for a continuous variable of a model with a stochastic likelihood estimate
+        (:func:`~pymc_kameleon.noisy_potential`, :func:`~pymc_kameleon.estimator_potential`),
+        which only this package's steps sample exactly; COMPATIBLE for other continuous variables
+        (never chosen ahead of PyMC's own steps, which come first in ``STEP_METHODS`` and win
+        ties); INCOMPATIBLE for discrete variables.
+
+        Parameters
+        ----------
+        var : pytensor Variable
+            The model random variable.
+        has_grad : bool
+            Whether PyMC can differentiate the model's log-density with respect to it (unused).
+
+        Returns
+        -------
+        pymc.step_methods.compound.Competence
         """
-        if var.dtype in continuous_types:
-            return Competence.COMPATIBLE
-        return Competence.INCOMPATIBLE
+        if var.dtype not in continuous_types:
+            return Competence.INCOMPATIBLE
+        if in_noisy_model(var):
+            return Competence.IDEAL
+        return Competence.COMPATIBLE
 
 
-def _check_noise_interval(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-        raise ValueError(
-            f"`noise_check_interval` must be a non-negative integer (warm-up iterations between "
-            f"checks of the likelihood-estimate noise; 0 turns them off), got {value!r}."
+def _model_and_point(model, initial_point) -> tuple[Model, dict]:
+    """The model (from the context if None) and the initial point (the model's if None)."""
+    model = modelcontext(model)
+    if not isinstance(model, Model):
+        raise ArgumentTypeError(
+            f"`model` must be a pymc.Model, or None inside a `with model:` block, got "
+            f"{show(model)}."
         )
-    return int(value)
-
-
-def _resolve_vars(vars, model, step_name: str) -> list:
-    """Map user variables to value variables and refuse discrete ones."""
-    if vars is None:
-        value_vars = list(model.continuous_value_vars)
-        if not value_vars:
-            raise ValueError(
-                f"{step_name}: the model has no continuous variables to sample. Use "
-                "pm.Metropolis, pm.BinaryGibbsMetropolis or pm.CategoricalGibbsMetropolis for "
-                "discrete variables."
-            )
-        return value_vars
-    value_vars = get_value_vars_from_user_vars(vars, model)
-    discrete = [v.name for v in value_vars if v.dtype not in continuous_types]
-    if discrete:
-        raise ValueError(
-            f"{step_name} samples continuous variables only, but was given the discrete "
-            f"variable(s) {discrete}. Assign those to pm.Metropolis, pm.BinaryGibbsMetropolis "
-            "or pm.CategoricalGibbsMetropolis, e.g. step=[KameleonStep([continuous vars]), "
-            "pm.Metropolis([discrete vars])], or leave them out and let PyMC assign them."
-        )
-    return value_vars
-
-
-def check_initial_history(
-    values: Any, dim: int, min_rows: int, owner: str, reason: str = "the step needs"
-) -> np.ndarray:
-    """Validate an ``initial_history`` argument; return it as a read-only float64 copy.
-
-    Shared by every step of this package, so the messages name the owner and the fix.
-
-    Parameters
-    ----------
-    values : array_like
-        Candidate states, one per row, in the sampled (raveled, transformed) space.
-    dim : int
-        Dimension of the step (number of raveled, transformed values it samples).
-    min_rows : int
-        Fewest rows accepted.
-    owner : str
-        Name of the step, for the error messages.
-    reason : str, default "the step needs"
-        Who needs ``min_rows`` rows, for the error message.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, dim)
-
-    Raises
-    ------
-    ValueError
-        If ``values`` is not numeric, not of shape ``(n, dim)``, has fewer than ``min_rows`` rows,
-        or contains NaN or infinite values.
-    """
-    try:
-        array = np.array(values, dtype=np.float64, copy=True)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{owner}: `initial_history` must be a numeric array of shape (n, {dim}), got "
-            f"{type(values).__name__}."
-        ) from None
-    if array.ndim != 2 or array.shape[1] != dim:
-        columns = (
-            f" ({array.shape[1]} columns but the step samples {dim})" if array.ndim == 2 else ""
-        )
-        raise ValueError(
-            f"{owner}: `initial_history` must have shape (n, d) with d = {dim}, i.e. shape "
-            f"(n, {dim}), one state of the sampled (raveled, transformed) variables per row; got "
-            f"shape {array.shape}{columns}. Stack draws in the order of the step's variables, on "
-            "the transformed scale (e.g. log(sigma) for a positive variable), e.g. with "
-            "`np.column_stack`, or `.reshape(-1, 1)` for a single scalar variable."
-        )
-    if array.shape[0] < min_rows:
-        raise ValueError(
-            f"{owner}: `initial_history` has {array.shape[0]} rows, fewer than the {min_rows} "
-            f"{reason} (it needs at least {min_rows} rows); supply more states (a few hundred "
-            "are typical), or leave it out to learn from the chain alone."
-        )
-    if not np.all(np.isfinite(array)):
-        bad = int(np.count_nonzero(~np.all(np.isfinite(array), axis=1)))
-        raise ValueError(
-            f"{owner}: `initial_history` contains non-finite values (NaN or infinite) in {bad} "
-            "row(s); drop those rows (states must be finite points of the sampled space)."
-        )
-    array.setflags(write=False)
-    return array
+    if initial_point is None:
+        return model, model.initial_point()
+    return model, check_mapping(
+        "initial_point", initial_point, hint="Use a point such as model.initial_point()."
+    )

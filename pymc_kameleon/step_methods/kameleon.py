@@ -2,37 +2,35 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import field
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
 
 from pymc_kameleon._compat import dataclass_state
-from pymc_kameleon.core.bandwidth import median_heuristic
-from pymc_kameleon.core.history import PINNED_ITERATION, ChainHistory
-from pymc_kameleon.core.kernels import Kernel, make_kernel
-from pymc_kameleon.core.proposals import (
-    kameleon_scatter,
-    kernel_term_trace,
-    random_walk_trace,
-    scale_for_trace,
+from pymc_kameleon.core.checks import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+    check_positive,
 )
+from pymc_kameleon.core.history import ChainHistory
+from pymc_kameleon.core.kernels import KERNELS, Kernel, make_kernel
+from pymc_kameleon.core.proposals import KameleonProposal
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
+from pymc_kameleon.step_methods.arguments import check_initial_history
 
-__all__ = ["KameleonState", "KameleonStep"]
+_GAMMA_HINT = "It is the standard deviation of the isotropic term of the proposal."
 
-_MEDIAN_MAX_POINTS = 500
+__all__ = ["KameleonState", "KameleonStep", "check_target_accept"]
 
 
 @dataclass_state
 class KameleonState(AdaptiveMHState):
-    """Per-chain state of :class:`KameleonStep`."""
+    """Per-chain state of :class:`KameleonStep` (the proposal holds what is learned)."""
 
-    history: ChainHistory
-    z: np.ndarray | None
-    kernel: Kernel
-    next_bandwidth_update: int
     capacity: int = field(metadata={"frozen": True})
 
 
@@ -74,8 +72,9 @@ class KameleonStep(AdaptiveMHStep):
     target_accept : float, default 0.234
         Acceptance probability that :math:`\nu^2` is tuned toward.
     bandwidth : "median" or float, default "median"
-        Kernel length scale. ``"median"`` uses the median pairwise distance of the history
-        subsample (the usual median heuristic), re-estimated at iterations ``adapt_start``,
+        Kernel length scale (the kernels' ``bandwidth``; :class:`~pymc_kameleon.KMCStep` calls
+        the same quantity ``lengthscale``). ``"median"`` uses the median pairwise distance of the
+        history subsample (the usual median heuristic), re-estimated at iterations ``adapt_start``,
         ``2 * adapt_start``, ``4 * adapt_start``, ... during warm-up. On the 8-D banana this was
         more robust than the median divided by :math:`\sqrt 2` (the authors' later code): a
         shorter length scale makes the kernel term vanish sooner in parts of the posterior the
@@ -123,10 +122,33 @@ class KameleonStep(AdaptiveMHStep):
         discards them (only the chain's own early states are forgotten); as the reservoir
         fills, the chain's states share it with them uniformly. With ``tune > 0`` the chain
         keeps learning from its own warm-up states as usual; with ``tune=0`` the proposal
-        built at the first iteration is used unchanged.
+        built at the first iteration is used unchanged. Every coordinate must vary across the
+        rows (a constant one is the mark of a stuck pilot chain); fewer than 10 % distinct rows
+        give a warning.
+
+    Attributes
+    ----------
+    proposal : pymc_kameleon.core.proposals.KameleonProposal
+        The chain's proposal: its history subsample ``proposal.z``, ``proposal.kernel``, the
+        learned scale ``proposal.scale`` and ``proposal.covariance(x)``.
+    history : pymc_kameleon.core.ChainHistory
+        The chain's history reservoir (``proposal.history``).
 
     Notes
     -----
+    The step is an :class:`~pymc_kameleon.step_methods.adaptive_mh.AdaptiveMHStep` over a
+    :class:`~pymc_kameleon.core.proposals.KameleonProposal`; ``step.log_density(x)`` is the
+    model's log-density at a raveled point. To mix the kernel move with a global one, build the
+    step from proposals, e.g. ``AdaptiveMHStep(proposal=lambda d: MixtureProposal([
+    (KameleonProposal(d), 0.8), (AdaptiveCovarianceProposal(d), 0.2)]))``; its Hastings ratio
+    uses the mixture density, so it stays exact.
+
+    Documented for up to 50 sampled dimensions (the step's variables raveled;
+    ``KameleonStep.documented_max_dim``); beyond that the constructor warns, since the warm-up
+    needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
+    can differentiate the model, otherwise ``pm.sample_smc`` or several steps on blocks
+    of at most 50 dimensions.
+
     Sampler statistics: ``accept`` (min(1, MH ratio)), ``accepted`` (0.0/1.0), ``scaling``
     (:math:`\nu^2`), ``bandwidth``, ``n_history`` (rows of :math:`z` in use), ``model_logp``,
     ``logp_evals`` (log-density evaluations this iteration) and ``invalid_proposal`` (the proposal
@@ -134,6 +156,14 @@ class KameleonStep(AdaptiveMHStep):
     With a stochastic likelihood estimate there is one more stat, ``noise_sd``: the standard
     deviation of :math:`\log \hat p` at the current state, pooled over the checks so far
     (pseudo-marginal chains stick when it is well above 1-2).
+
+    ``warning`` is None except at the first iteration after warm-up of a chain that never moved
+    during warm-up (or ended it with a non-finite log-density): then it holds a
+    :class:`~pymc.stats.convergence.SamplerWarning` naming the counts and the likely cause, which
+    PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
+    ``pm.sample(keep_warning_stat=True)``. A model without a stochastic likelihood whose
+    log-density is not finite at the starting point raises
+    :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
 
     References
     ----------
@@ -148,6 +178,7 @@ class KameleonStep(AdaptiveMHStep):
         "bandwidth": (np.float64, []),
         "n_history": (np.int64, []),
     }
+    documented_max_dim = 50
     _state_class = KameleonState
 
     def __init__(
@@ -174,28 +205,23 @@ class KameleonStep(AdaptiveMHStep):
         noise_check_interval: int = 100,
         initial_history: Any = None,
     ) -> None:
-        self.n_history = _check_int("n_history", n_history, minimum=2)
-        self.gamma = _check_positive("gamma", gamma)
-        self.adapt_start = _check_int("adapt_start", adapt_start, minimum=0)
-        self.capacity = max(
-            _check_int(
-                "history_capacity",
-                5 * self.n_history if history_capacity is None else history_capacity,
-                minimum=self.n_history,
-            ),
-            _leading_length(initial_history),
+        self.n_history = check_int("n_history", n_history, minimum=2)
+        self.gamma = check_positive("gamma", gamma, hint=_GAMMA_HINT)
+        self.adapt_start = check_int("adapt_start", adapt_start, minimum=0)
+        self.capacity = _capacity(history_capacity, self.n_history, initial_history)
+        self.discard_fraction = check_number(
+            "discard_fraction", discard_fraction, minimum=0.0, maximum=1.0, open_maximum=True
         )
-        if not (0.0 <= float(discard_fraction) < 1.0):
-            raise ValueError(f"`discard_fraction` must lie in [0, 1), got {discard_fraction!r}.")
-        self.discard_fraction = float(discard_fraction)
-        self._base_kernel, self._median_bandwidth = _parse_kernel(kernel, bandwidth)
-        self._auto_nu2 = nu2 is None
-        self._initial_nu2 = 1.0 if nu2 is None else _check_positive("nu2", nu2)
+        base_kernel, median_bandwidth = _parse_kernel(kernel, bandwidth)
+        nu2 = None if nu2 is None else check_positive("nu2", nu2, also="None (set automatically)")
+        self.target_accept = check_target_accept(target_accept)
+        self.learn_scale = check_bool("learn_scale", learn_scale)
+        self.initial_history: np.ndarray | None = None
+        build = partial(self._build_proposal, initial_history, base_kernel, median_bandwidth, nu2)
         super().__init__(
             vars,
-            target_accept=target_accept,
+            proposal=build,
             adaptation=adaptation,
-            learn_scale=learn_scale,
             model=model,
             initial_point=initial_point,
             compile_kwargs=compile_kwargs,
@@ -203,96 +229,93 @@ class KameleonStep(AdaptiveMHStep):
             rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
-            initial_history=initial_history,
         )
 
-    # ---------------------------------------------------------------------------------------
-    def _reset_adaptation(self) -> None:
-        self.history = ChainHistory(self.dim, self.capacity)
-        self.z = None
-        self.kernel = self._base_kernel
-        self.next_bandwidth_update = self.adapt_start
-        if self.initial_history is not None:
-            # pinned: eligible whatever discard_fraction forgets of the chain's own warm-up
-            self.history.extend(self.initial_history, PINNED_ITERATION)
-            self.next_bandwidth_update = 0
-
-    def _min_initial_rows(self) -> int:
-        return 2
-
-    def _prepare_current(self, x: np.ndarray) -> None:
-        # with a supplied history the very first proposal already uses it
-        if self.z is None and self.initial_history is not None:
-            self._refresh_subsample(x, self.iteration)
-
-    def _untuned_log_scale(self) -> float:
-        return math.log(self._initial_nu2)
-
-    def _scale_is_active(self) -> bool:
-        return self.z is not None
-
-    def _scatter(self, x: np.ndarray) -> np.ndarray:
-        if self.z is None or self.z.shape[0] < 2:
-            return np.zeros((self.dim, self.dim))
-        return kameleon_scatter(x, self.z, self.kernel)
-
-    def _learn(self, x: np.ndarray, accept_prob: float) -> bool:
-        t = self.iteration
-        self.history.record(x, t, self.rng)
-        if self.history.n_seen < max(self.adapt_start, 2):
-            return False
-        p = self.schedule.probability(t, bool(self.tune))
-        if p <= 0.0 or (p < 1.0 and self.rng.random() >= p):
-            return False
-        self._refresh_subsample(x, t)
-        return True
-
-    def _refresh_subsample(self, x: np.ndarray, t: int) -> None:
-        """Draw a new history subsample; re-estimate the bandwidth when it is due."""
-        since = int(self.discard_fraction * t)
-        new_z = self.history.subsample(self.n_history, self.rng, since=since, replace=True)
-        if new_z.shape[0] == 0:  # cannot happen while the current state is recorded; be safe
-            new_z = self.history.subsample(self.n_history, self.rng, replace=True)
-        first = self.z is None
-        bandwidth_due = self._median_bandwidth and t >= self.next_bandwidth_update
-        # trace of the scaled kernel term nu^2 M H M^T at x, to carry over to the new bandwidth
-        old_trace = (
-            None
-            if first or not bandwidth_due
-            else self.scaling * kernel_term_trace(x, self.z, self.kernel)
+    def _build_proposal(
+        self, initial_history: Any, kernel: Kernel, median_bandwidth: bool, nu2, dim: int
+    ) -> KameleonProposal:
+        """The chain's proposal, once the dimension is known (validates ``initial_history``)."""
+        if initial_history is not None:
+            self.initial_history = check_initial_history(
+                initial_history, dim, 2, type(self).__name__
+            )
+        return KameleonProposal(
+            dim,
+            kernel=kernel,
+            schedule=self.schedule,
+            n_history=self.n_history,
+            gamma=self.gamma,
+            nu2=nu2,
+            target_accept=self.target_accept,
+            median_bandwidth=median_bandwidth,
+            adapt_start=self.adapt_start,
+            discard_fraction=self.discard_fraction,
+            capacity=self.capacity,
+            learn_scale=self.learn_scale,
+            initial_states=self.initial_history,
         )
-        self.z = new_z
-        if bandwidth_due:
-            self._update_bandwidth(t)
-        if first and self._auto_nu2:
-            self._match_trace(x, random_walk_trace(new_z))
-        elif old_trace is not None:
-            self._match_trace(x, old_trace)
 
-    def _update_bandwidth(self, t: int) -> None:
-        try:
-            bandwidth = median_heuristic(self.z, max_points=_MEDIAN_MAX_POINTS, rng=self.rng)
-        except ValueError:  # all history points identical: keep the previous bandwidth
-            return
-        self.kernel = self.kernel.with_bandwidth(bandwidth)
-        self.next_bandwidth_update = max(2 * t, t + 1, self.adapt_start)
+    # ----------------------------------------------------------------------------------------
+    # read-only views of the proposal (the documented seams are ``proposal`` and ``history``)
+    @property
+    def history(self) -> ChainHistory:
+        """The chain's history reservoir (``proposal.history``)."""
+        return self.proposal.history
 
-    def _match_trace(self, x: np.ndarray, target_trace: float) -> None:
-        """Rescale nu^2 so that the kernel term at ``x`` has the given trace.
+    @property
+    def z(self) -> np.ndarray | None:
+        """The history subsample the proposal is built from (``proposal.z``)."""
+        return self.proposal.z
 
-        nu^2 then means something else than before (a new bandwidth changes the scale of
-        ``M H M^T``), so its warm-up average restarts.
+    @property
+    def kernel(self) -> Kernel:
+        """The kernel at its current bandwidth (``proposal.kernel``)."""
+        return self.proposal.kernel
+
+    def proposal_covariance(self, x: np.ndarray) -> np.ndarray:
+        """Covariance ``gamma^2 I + nu^2 M_x H M_x^T`` of the proposal at ``x``, as it is now.
+
+        After warm-up this is the frozen proposal the kept draws came from.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            State of the sampled (raveled, transformed) space.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
         """
-        nu2 = scale_for_trace(x, self.z, self.kernel, target_trace)
-        if nu2 is not None:
-            self.log_scale = math.log(nu2)
-            self._restart_scale_average()
+        return self.proposal.covariance(x)
 
-    def _extra_stats(self) -> dict[str, Any]:
-        return {
-            "bandwidth": float(getattr(self.kernel, "bandwidth", math.nan)),
-            "n_history": 0 if self.z is None else int(self.z.shape[0]),
-        }
+
+def check_target_accept(target_accept: float) -> float:
+    """Validate a random-walk step's ``target_accept`` (a probability strictly inside (0, 1))."""
+    return check_number(
+        "target_accept",
+        target_accept,
+        minimum=0.0,
+        maximum=1.0,
+        open_minimum=True,
+        open_maximum=True,
+        hint="0.234 is optimal for random-walk proposals in moderate dimension.",
+    )
+
+
+def _capacity(history_capacity: int | None, n_history: int, initial_history: Any) -> int:
+    """History capacity: ``5 * n_history`` by default, at least the rows of ``initial_history``."""
+    if history_capacity is not None:
+        history_capacity = check_int(
+            "history_capacity",
+            history_capacity,
+            minimum=n_history,
+            also="None (5 * n_history)",
+            hint="It must hold at least `n_history` states.",
+        )
+    return max(
+        5 * n_history if history_capacity is None else history_capacity,
+        _leading_length(initial_history),
+    )
 
 
 def _leading_length(values: Any) -> int:
@@ -307,38 +330,14 @@ def _leading_length(values: Any) -> int:
 def _parse_kernel(kernel: str | Kernel, bandwidth: str | float) -> tuple[Kernel, bool]:
     """Validate ``kernel`` and ``bandwidth``; return the kernel and whether to use the median."""
     if isinstance(bandwidth, str):
-        if bandwidth != "median":
-            raise ValueError(
-                f"`bandwidth` must be 'median' or a positive finite float, got {bandwidth!r}."
-            )
-        use_median = True
+        check_choice("bandwidth", bandwidth, ("median",), also="a finite number > 0")
         value = None
     else:
-        value = _check_positive("bandwidth", bandwidth)
-        use_median = False
+        value = check_positive("bandwidth", bandwidth, also="'median'")
+    if not isinstance(kernel, Kernel):
+        check_choice("kernel", kernel, tuple(KERNELS), also="a pymc_kameleon.core.Kernel instance")
     if isinstance(kernel, Kernel):
         base = kernel if value is None else kernel.with_bandwidth(value)
-    elif isinstance(kernel, str):
-        base = make_kernel(kernel, value)
     else:
-        raise TypeError(
-            "`kernel` must be one of 'gaussian', 'matern32', 'matern52', 'linear' or a "
-            f"pymc_kameleon.core.Kernel instance, got {type(kernel).__name__}."
-        )
-    return base, use_median and getattr(base, "bandwidth", None) is not None
-
-
-def _check_positive(name: str, value: Any) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}.") from None
-    if isinstance(value, bool) or not math.isfinite(number) or number <= 0.0:
-        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}.")
-    return number
-
-
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
+        base = make_kernel(kernel, value)
+    return base, value is None and getattr(base, "bandwidth", None) is not None

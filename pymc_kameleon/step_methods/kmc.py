@@ -1,7 +1,15 @@
-"""KMCStep: gradient-free Kernel Hamiltonian Monte Carlo (Strathmann et al., 2015) for PyMC."""
+"""KMCStep: gradient-free Kernel Hamiltonian Monte Carlo (Strathmann et al., 2015) for PyMC.
+
+The step is PyMC glue around the NumPy core: the Hamiltonian primitives of
+:mod:`pymc_kameleon.core.hamiltonian`, the surrogates of :mod:`pymc_kameleon.core.surrogates`
+and their :class:`~pymc_kameleon.core.surrogates.learner.SurrogateLearner`. It keeps the
+argument parsing, the two moves (a trajectory on the surrogate; during warm-up an adaptive
+random walk) and the sampler stats.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import field
 from typing import Any, ClassVar
@@ -9,78 +17,46 @@ from typing import Any, ClassVar
 import numpy as np
 from rich.progress import TextColumn
 from rich.table import Column
-from scipy.linalg import LinAlgError
 
-from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, dataclass_state
-from pymc_kameleon.core._accelerated_leapfrog import finite_leapfrog, lite_leapfrog
-from pymc_kameleon.core._threads import single_blas_thread
-from pymc_kameleon.core.adaptation import RunningMoments, optimal_rw_scale, robbins_monro_update
-from pymc_kameleon.core.bandwidth import median_heuristic
-from pymc_kameleon.core.history import ChainHistory
-from pymc_kameleon.core.leapfrog import (
+from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
+from pymc_kameleon.core.adaptation import ScaleAdapter
+from pymc_kameleon.core.checks import check_number
+from pymc_kameleon.core.hamiltonian import (
     LeapfrogResult,
-    _check_n_steps_range,
-    _check_step_size_range,
-    hamiltonian_log_accept,
-    leapfrog,
+    UniformTrajectoryLength,
+    log_accept_ratio,
 )
-from pymc_kameleon.core.lengthscale_cv import select_lengthscale
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
-from pymc_kameleon.core.proposals import cholesky_with_jitter
-from pymc_kameleon.core.random_features import FiniteScoreMatching, relative_ridge
-from pymc_kameleon.core.score_matching import LiteSurrogate
+from pymc_kameleon.core.proposals import AdaptiveCovarianceProposal
+from pymc_kameleon.core.surrogates.learner import LearnerSettings, SurrogateLearner
 from pymc_kameleon.step_methods.base import (
     GradientFreeState,
     GradientFreeStep,
     check_initial_history,
 )
-from pymc_kameleon.step_methods.kameleon import _check_int
 
 __all__ = ["KMCState", "KMCStep"]
 
-ESTIMATORS = ("lite", "finite", "auto")
-MASS_OPTIONS = ("identity", "diagonal")
 #: PyMC's HMC threshold: an energy error above this marks a divergent trajectory
 MAX_ENERGY_ERROR = 1000.0
-#: points used for the median distance and the cross-validation of the length scale
-_CV_MAX_POINTS = 300
-_CV_FOLDS = 5
-_CV_GROWTH = 2.0  # re-choose the length scale once the history has doubled since the last CV
-#: the length scale may range from this fraction to this multiple of the median distance
-_LENGTHSCALE_BOUNDS = (0.5, 8.0)
 #: before the first fit the proposal is a random walk, tuned like one
-_RANDOM_WALK_TARGET = 0.234
-#: proposals needed before the surrogate scale is estimated, and its admissible range
-_CALIBRATION_MIN_COUNT = 20
-_SURROGATE_SCALE_BOUNDS = (0.01, 10.0)
+RANDOM_WALK_TARGET = 0.234
+#: ridge of the random walk's covariance, relative to its mean variance
+RANDOM_WALK_RIDGE = 1e-6
 #: fewest states of ``initial_history`` for a fit with a fixed length scale / with CV
-_MIN_INITIAL_HISTORY = 2
-_MIN_INITIAL_HISTORY_CV = 4
+MIN_INITIAL_HISTORY = 2
+MIN_INITIAL_HISTORY_CV = 4
 
 
 @dataclass_state
 class KMCState(GradientFreeState):
     """Per-chain state of :class:`KMCStep`."""
 
-    history: ChainHistory
-    active_estimator: str
-    surrogate: Any
-    lengthscale: float
-    inv_mass_diag: np.ndarray | None
-    log_step_scale: float
-    step_updates: int
-    log_step_weighted_sum: float
-    step_weight_sum: float
-    n_learned: int
-    next_refit: int
-    lengthscale_chosen_at: int
+    learner: SurrogateLearner
+    step_scale: ScaleAdapter
     n_divergent: int
-    surrogate_scale: float
-    calibration_sums: np.ndarray
-    explore_moments: RunningMoments
-    explore_log_scale: float
-    explore_updates: int
-    capacity: int = field(metadata={"frozen": True})
+    explore: AdaptiveCovarianceProposal
+    learner_settings: LearnerSettings = field(metadata={"frozen": True})
 
 
 class KMCStep(GradientFreeStep):
@@ -149,7 +125,7 @@ class KMCStep(GradientFreeStep):
     regularisation : float, optional
         Ridge :math:`\lambda`. Lite: added to :math:`C` (default 1.0). Finite: scale-free, in units
         of one state's contribution to the score-matching matrix (default 5.0; see
-        :func:`pymc_kameleon.core.random_features.relative_ridge`).
+        :func:`pymc_kameleon.core.surrogates.finite.relative_ridge`).
     step_size_range : tuple of float, default (0.05, 0.3)
         Initial :math:`(\epsilon_{min}, \epsilon_{max})`; each trajectory draws
         :math:`\epsilon \sim U[\epsilon_{min}, \epsilon_{max}]`. Both ends are rescaled together
@@ -196,8 +172,10 @@ class KMCStep(GradientFreeStep):
         learning from its warm-up states as usual (the next refit when the learned states have
         grown by ``refit_growth``); with ``tune=0`` it samples with the surrogate fitted on
         ``initial_history`` (step size from ``step_size_range``, surrogate scale 1). Needs at
-        least 2 finite states (4 with ``lengthscale="cv"``). The chain is exact whatever these
-        states are; they only shape the proposal.
+        least 2 finite states (4 with ``lengthscale="cv"``), each coordinate varying across
+        them (a constant one is the mark of a stuck pilot chain); fewer than 10 % distinct rows
+        give a warning. The chain is exact whatever these states are; they only shape the
+        proposal.
     model, initial_point, compile_kwargs, blocked, rng
         As for PyMC's own step methods.
     noise_free_other_steps : bool, default False
@@ -214,6 +192,12 @@ class KMCStep(GradientFreeStep):
 
     Notes
     -----
+    Documented for up to 50 sampled dimensions (the step's variables raveled;
+    ``KMCStep.documented_max_dim``); beyond that the constructor warns, since the warm-up
+    needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
+    can differentiate the model, otherwise ``pm.sample_smc`` or several steps on blocks
+    of at most 50 dimensions.
+
     Sampler statistics (HamiltonianMC names where the meaning is the same): ``accept``
     (min(1, exp(-energy_error))), ``accepted`` (0.0/1.0), ``step_size``, ``n_steps``,
     ``energy`` (Hamiltonian of the state kept), ``energy_error`` (:math:`H` at the end point minus
@@ -227,6 +211,27 @@ class KMCStep(GradientFreeStep):
     pooled over the checks so far (pseudo-marginal chains stick when it is well above 1-2). The
     Metropolis test uses the stored estimate of the current state and a fresh one at the end
     point, so the chain stays exact.
+
+    ``warning`` is None except at the first iteration after warm-up of a chain that never moved
+    during warm-up (or ended it with a non-finite log-density): then it holds a
+    :class:`~pymc.stats.convergence.SamplerWarning` naming the counts and the likely cause, which
+    PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
+    ``pm.sample(keep_warning_stat=True)``. A model without a stochastic likelihood whose
+    log-density is not finite at the starting point raises
+    :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+
+    Names: ``lengthscale`` is the kernel length scale :math:`\ell` everywhere (the argument, the
+    stat, ``step.lengthscale``); the argument ``regularisation`` is the ridge :math:`\lambda`,
+    called ``ridge`` in :mod:`pymc_kameleon.core.surrogates`; ``surrogate_scale`` (stat and
+    attribute) is the calibrated factor :math:`\beta` on the surrogate gradient.
+
+    What a step exposes after a run in this process (the plots read it): ``step.surrogate``, the
+    fitted :class:`~pymc_kameleon.core.surrogates.base.Surrogate` (None before the first fit);
+    ``step.history``, the :class:`~pymc_kameleon.core.history.ChainHistory` it learned from;
+    ``step.log_density(x)``, the model's log-density at a raveled state; and
+    ``step.surrogate_gradient(x)``, ``step.inv_mass_diag``, ``step.surrogate_scale``,
+    ``step.lengthscale``, ``step.current_step_size_range``. The learning itself is a
+    :class:`~pymc_kameleon.core.surrogates.learner.SurrogateLearner` (``step.learner``).
 
     References
     ----------
@@ -251,11 +256,14 @@ class KMCStep(GradientFreeStep):
         "lengthscale": (np.float64, []),
         "n_basis": (np.int64, []),
         "surrogate_scale": (np.float64, []),
+        "warning": (SamplerWarning, None),
         **({"tune": (bool, [])} if EMIT_TUNE_STAT else {}),
     }
+    documented_max_dim = 50
     _state_class = KMCState
-    #: test hook: a negative control sets this to False to accept with the surrogate energy
-    _use_true_target: ClassVar[bool] = True
+    _invalid_description: ClassVar[str] = (
+        "had a NaN/-inf log-density or a trajectory that left the finite numbers"
+    )
 
     def __init__(
         self,
@@ -284,147 +292,86 @@ class KMCStep(GradientFreeStep):
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
     ) -> None:
-        if estimator not in ESTIMATORS:
-            raise ValueError(
-                f"Unknown `estimator` {estimator!r}; choose one of {', '.join(ESTIMATORS)} "
-                "('lite' is the robust default, 'finite' scales to long histories)."
-            )
-        self.estimator = estimator
-        self.n_history = _check_int("n_history", n_history, minimum=10)
-        self.n_features = _check_int("n_features", n_features, minimum=1)
-        self.cv_lengthscale, self.fixed_lengthscale = _parse_lengthscale(lengthscale)
-        if regularisation is None:
-            self.lite_regularisation, self.finite_regularisation = 1.0, 5.0
-        else:
-            value = float(regularisation) if _is_number(regularisation) else math.nan
-            if not (math.isfinite(value) and value >= 0.0):
-                raise ValueError(
-                    f"`regularisation` (lambda) must be a finite number >= 0, got "
-                    f"{regularisation!r}; leave it unset for the defaults."
-                )
-            if value == 0.0 and estimator != "lite":
-                raise ValueError(
-                    "`regularisation` must be > 0 for the finite estimator (its linear system "
-                    "is singular without a ridge)."
-                )
-            self.lite_regularisation = self.finite_regularisation = value
-        self.step_size_range = _check_step_size_range(step_size_range)
-        self.n_steps_range = _check_n_steps_range(n_steps_range)
-        target_accept = float(target_accept) if _is_number(target_accept) else math.nan
-        if not 0.0 < target_accept < 1.0:
-            raise ValueError(
-                f"`target_accept` must lie strictly between 0 and 1, got {target_accept!r} "
-                "(0.6-0.8 suits Hamiltonian proposals)."
-            )
-        self.target_accept = target_accept
-        if mass not in MASS_OPTIONS:
-            raise ValueError(f"`mass` must be one of {MASS_OPTIONS}, got {mass!r}.")
-        self.mass = mass
-        self.adapt_start = _check_int("adapt_start", adapt_start, minimum=10)
-        growth = float(refit_growth) if _is_number(refit_growth) else math.nan
-        if not (math.isfinite(growth) and growth > 1.0):
-            raise ValueError(f"`refit_growth` must be a finite number > 1, got {refit_growth!r}.")
-        self.refit_growth = growth
-        if warmup_explore is None:
-            warmup_explore = 0.5 if initial_history is None else 0.0
-        explore = float(warmup_explore) if _is_number(warmup_explore) else math.nan
-        if not 0.0 <= explore <= 1.0:
-            raise ValueError(f"`warmup_explore` must lie in [0, 1], got {warmup_explore!r}.")
-        self.warmup_explore = explore
-        self.capacity = _check_int(
-            "history_capacity",
-            max(10 * self.n_history, 10_000) if history_capacity is None else history_capacity,
-            minimum=self.n_history,
-        )
+        self.learner_settings = LearnerSettings.from_arguments(
+            estimator, n_history, n_features, lengthscale, regularisation, mass,
+            adapt_start, refit_growth, history_capacity,
+        )  # fmt: skip
+        lengths = self.trajectory_length = UniformTrajectoryLength(n_steps_range, step_size_range)
+        self.step_size_range, self.n_steps_range = lengths.step_size_range, lengths.n_steps_range
+        self.target_accept = check_number(
+            "target_accept", target_accept, minimum=0.0, maximum=1.0, open_minimum=True,
+            open_maximum=True, hint="0.6-0.8 suits Hamiltonian proposals.",
+        )  # fmt: skip
+        self.warmup_explore = _parse_warmup_explore(warmup_explore, initial_history)
         self.initial_history = None  # validated once the base class knows the dimension
         super().__init__(
-            vars,
-            adaptation=adaptation,
-            model=model,
-            initial_point=initial_point,
-            compile_kwargs=compile_kwargs,
-            blocked=blocked,
-            rng=rng,
+            vars, adaptation=adaptation, model=model, initial_point=initial_point,
+            compile_kwargs=compile_kwargs, blocked=blocked, rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
-        )
+        )  # fmt: skip
         if initial_history is not None:
-            minimum, reason = (
-                (_MIN_INITIAL_HISTORY_CV, "the length-scale cross-validation needs")
-                if self.cv_lengthscale
-                else (_MIN_INITIAL_HISTORY, "the fit needs")
-            )
-            self.initial_history = check_initial_history(
-                initial_history, self.dim, minimum, type(self).__name__, reason
-            )
-            self.capacity = max(self.capacity, self.initial_history.shape[0])
-            self._reset_chain_state()
+            self._set_initial_history(initial_history)
+
+    def _set_initial_history(self, initial_history: Any) -> None:
+        """Validate ``initial_history`` (now that the dimension is known) and enter it."""
+        settings = self.learner_settings
+        minimum, reason = (
+            (MIN_INITIAL_HISTORY_CV, "the length-scale cross-validation needs")
+            if settings.lengthscale is None
+            else (MIN_INITIAL_HISTORY, "the fit needs")
+        )
+        self.initial_history = check_initial_history(
+            initial_history, self.dim, minimum, type(self).__name__, reason
+        )
+        capacity = max(settings.capacity, self.initial_history.shape[0])
+        self.learner_settings = dataclasses.replace(settings, capacity=capacity)
+        self._reset_chain_state()
 
     # ----------------------------------------------------------------------------------------
-    # chain life cycle
-    def _reset_chain_state(self) -> None:
-        self._reset_common_state()
-        self.history = ChainHistory(self.dim, self.capacity)
-        self.active_estimator = "finite" if self.estimator == "finite" else "lite"
-        self.surrogate = None
-        self.lengthscale = math.nan if self.cv_lengthscale else self.fixed_lengthscale
-        self.inv_mass_diag = None
-        self.log_step_scale = 0.0
-        self.step_updates = 0
-        self.log_step_weighted_sum = 0.0
-        self.step_weight_sum = 0.0
-        self.n_learned = 0
-        self.next_refit = self.adapt_start
-        self.lengthscale_chosen_at = 0
-        self.n_divergent = 0
-        self.surrogate_scale = 1.0
-        self.calibration_sums = np.zeros(3)
-        self.explore_moments = RunningMoments(self.dim)
-        self.explore_log_scale = math.log(optimal_rw_scale(self.dim))
-        self.explore_updates = 0
-        if self.initial_history is not None:
-            self._enter_initial_history()
+    # what a run step exposes
+    @property
+    def surrogate(self) -> Any:
+        """The fitted surrogate of the current chain (None before the first fit)."""
+        return self.learner.surrogate
 
-    def _enter_initial_history(self) -> None:
-        """Record ``initial_history`` as if the chain had visited it before iteration 0.
+    @surrogate.setter
+    def surrogate(self, surrogate: Any) -> None:
+        self.learner.surrogate = surrogate
 
-        The rows get the iterations ``-n, ..., -1`` (in their order) and count as learned
-        states; the surrogate is fitted on them at the start of the first iteration
-        (:meth:`_fit_initial`), with the chain's own random generator.
-        """
-        rows = self.initial_history
-        n = rows.shape[0]
-        for i, x in enumerate(rows):
-            self.history.record(x, i - n, self.rng)  # no random draw: capacity >= n
-            self.explore_moments.update(x)
-        self.n_learned = n
-        self.next_refit = max(n + 1, math.ceil(self.refit_growth * n))
+    @property
+    def history(self) -> Any:
+        """The :class:`~pymc_kameleon.core.history.ChainHistory` the surrogate learns from."""
+        return self.learner.history
 
-    def _fit_initial(self) -> None:
-        """Fit the surrogate on ``initial_history`` (first iteration only).
+    @property
+    def lengthscale(self) -> float:
+        """Kernel length scale in use (NaN before it is first chosen)."""
+        return self.learner.lengthscale
 
-        The hyperparameters are chosen as in a warm-up refit (length scale by cross-validation
-        if ``lengthscale="cv"``, inverse mass with ``mass="diagonal"``, the ``"auto"`` switch),
-        even with ``tune=0``.
-        """
-        self._refit(learn=True)
+    @property
+    def inv_mass_diag(self) -> np.ndarray | None:
+        """Diagonal of the inverse mass matrix (None: the identity)."""
+        return self.learner.metric.inv_mass_diag
 
-    def stop_tuning(self) -> None:
-        """End warm-up: fix the step-size scale at its weighted warm-up average; freeze."""
-        if self.tune and self.step_weight_sum > 0.0:
-            self.log_step_scale = self.log_step_weighted_sum / self.step_weight_sum
-        super().stop_tuning()
+    @property
+    def surrogate_scale(self) -> float:
+        """The calibrated factor :math:`\\beta` on the surrogate gradient."""
+        return self.learner.surrogate_scale
 
-    # ----------------------------------------------------------------------------------------
-    # one iteration
+    @surrogate_scale.setter
+    def surrogate_scale(self, value: float) -> None:
+        self.learner.surrogate_scale = float(value)
+
     @property
     def current_step_size_range(self) -> tuple[float, float]:
         """The step-size range in use (the initial range times the learned scale)."""
-        factor = math.exp(self.log_step_scale)
-        return self.step_size_range[0] * factor, self.step_size_range[1] * factor
+        return self.trajectory_length.step_size_bounds(self.step_scale.current)
 
     def surrogate_gradient(self, x: np.ndarray) -> np.ndarray:
         """Gradient of the current surrogate log-density at ``x`` (zero before the first fit).
+
+        Scaled by ``surrogate_scale``, as the step's trajectories use it.
 
         Parameters
         ----------
@@ -434,10 +381,53 @@ class KMCStep(GradientFreeStep):
         -------
         numpy.ndarray, shape (d,)
         """
-        if self.surrogate is None:
-            return np.zeros(self.dim)
-        return self.surrogate_scale * self.surrogate.gradient(np.asarray(x, dtype=float))
+        return self.learner.gradient(x)
 
+    def log_density(self, x: np.ndarray) -> float:
+        """The model's log-density of the step's variables at the raveled state ``x``.
+
+        For a stochastic likelihood estimate this is a fresh estimate (its noise drawn from a
+        generator of its own, so the chain's random stream is untouched).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        float
+        """
+        if self._noisy_logp is None:
+            dtype = self._logp.maker.inputs[0].variable.dtype  # the compiled logp trusts it
+            return float(self._logp(np.asarray(x, dtype=dtype)))
+        return float(self._noisy_logp(x, self._noisy_logp.draw(x, np.random.default_rng())))
+
+    # ----------------------------------------------------------------------------------------
+    # chain life cycle
+    def _reset_chain_state(self) -> None:
+        self._reset_common_state()
+        self.learner = SurrogateLearner(self.learner_settings, self.dim)
+        # log of the factor on both ends of step_size_range, toward target_accept
+        self.step_scale = ScaleAdapter()
+        self.n_divergent = 0
+        # Haario's adaptive random walk; its covariance once the chain moved dim + 1 times
+        self.explore = AdaptiveCovarianceProposal(
+            self.dim, min_states=self.dim + 2, relative_ridge=RANDOM_WALK_RIDGE
+        )
+        if self.initial_history is not None:
+            # recorded at iterations -n..-1 and counted as learned; fitted at the first iteration
+            self.learner.enter_initial_history(self.initial_history, self.rng)
+            for x in self.initial_history:
+                self.explore.record(x)
+
+    def stop_tuning(self) -> None:
+        """End warm-up: fix the step-size scale at its weighted warm-up average; freeze."""
+        if self.tune:
+            self.step_scale.settle()
+        super().stop_tuning()
+
+    # ----------------------------------------------------------------------------------------
+    # one iteration
     def astep(self, q0: RaveledVars) -> tuple[RaveledVars, list[dict[str, Any]]]:
         """One leapfrog trajectory on the surrogate, accepted with the true target.
 
@@ -455,8 +445,12 @@ class KMCStep(GradientFreeStep):
             The new state and the sampler statistics of the iteration.
         """
         if self.iteration == 0 and self.surrogate is None and self.initial_history is not None:
-            self._fit_initial()
+            # the fit on initial_history chooses the hyperparameters as a warm-up refit, even
+            # with tune=0
+            if self.learner.refit(self.rng, learn=True):
+                self.step_scale.reset()
         logp_evals = self._refresh_current(q0.data)
+        self._check_start(q0)
         logp_evals += self._measure_noise()
         explore = self.tune and (
             self.surrogate is None
@@ -472,9 +466,10 @@ class KMCStep(GradientFreeStep):
             **moved_stats,
             "model_logp": self.logp_current,
             "logp_evals": logp_evals + moved_stats.pop("logp_evals"),
-            "lengthscale": float(self.lengthscale),
-            "n_basis": self._n_basis(),
-            "surrogate_scale": self.surrogate_scale,
+            "lengthscale": float(self.learner.lengthscale),
+            "n_basis": self.learner.n_basis,
+            "surrogate_scale": self.learner.surrogate_scale,
+            "warning": self._warning_stat(),
             **self._noise_stats(),
         }
         if EMIT_TUNE_STAT:
@@ -483,9 +478,10 @@ class KMCStep(GradientFreeStep):
 
     def _hamiltonian_move(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
         """Leapfrog on the surrogate; Metropolis test with the true Hamiltonian."""
-        n_steps, step_size = self._draw_trajectory_length()
-        p0 = self._draw_momentum()
-        trajectory = self._trajectory(x, p0, step_size, n_steps)
+        n_steps, step_size = self.trajectory_length.draw(self.rng, self.step_scale.current)
+        metric = self.learner.metric
+        p0 = metric.draw_momentum(self.rng, self.dim)
+        trajectory = self.learner.trajectory(x, p0, step_size, n_steps)
         logp_new, noise_new, logp_evals = -math.inf, None, 0
         x_new = trajectory.q
         if trajectory.finite:
@@ -493,8 +489,8 @@ class KMCStep(GradientFreeStep):
             x_new = trajectory.q.astype(x.dtype, copy=False)
             logp_new, noise_new = self._estimate_logp(x_new)
             logp_evals = 1
-        kinetic_start = self._kinetic_energy(p0)
-        log_accept = self._log_accept(logp_new, x, trajectory, p0, kinetic_start)
+        kinetic_start = metric.kinetic_energy(p0)
+        log_accept = self.log_accept_ratio(x, trajectory, logp_new, kinetic_start)
         energy_start = -self.logp_current + kinetic_start
         energy_error = -log_accept if not math.isnan(log_accept) else math.inf
         diverging = not (
@@ -502,7 +498,7 @@ class KMCStep(GradientFreeStep):
         )
         decision = mh_decide(log_accept if not diverging else -math.inf, self.rng)
         if self.tune and not diverging and self.surrogate is not None:
-            self._calibrate(x, x_new, logp_new)
+            self.learner.calibrate(x, x_new, logp_new - self.logp_current)
         energy = energy_start
         if decision.accepted:
             self._accept(x_new, logp_new, noise_new)
@@ -521,70 +517,44 @@ class KMCStep(GradientFreeStep):
             "surrogate_grad_evals": trajectory.n_grad_evals,
         }
 
-    def _draw_trajectory_length(self) -> tuple[int, float]:
-        """``L ~ U{L_min..L_max}``, then ``epsilon ~ U[eps_min, eps_max]`` (validated ranges).
+    def log_accept_ratio(
+        self, x: np.ndarray, trajectory: LeapfrogResult, logp_new: float, kinetic_start: float
+    ) -> float:
+        """Log Metropolis ratio of a trajectory from ``x``: ``H(start) - H(end)``, true target.
 
-        The same random draws, in the same order, as
-        :func:`~pymc_kameleon.core.leapfrog.draw_trajectory_length`, without its validation.
+        ``H(q, p) = -log pi(q) + 1/2 p^T M^{-1} p`` with the model's log-densities at the two
+        end points; the leapfrog map is volume-preserving and reversible for any gradient field,
+        so this keeps the chain exact however poor the surrogate. (The test suite's negative
+        control overrides it to accept with the surrogate's energy instead, which is wrong.)
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The start of the trajectory (the current state).
+        trajectory : LeapfrogResult
+            The end point, momentum and finiteness of the trajectory.
+        logp_new : float
+            The model's log-density at the end point (``-inf`` if it was not evaluated).
+        kinetic_start : float
+            The kinetic energy of the initial momentum.
+
+        Returns
+        -------
+        float
+            ``-inf`` for an invalid end point; ``+inf`` for a valid one from an invalid start.
         """
-        l_min, l_max = self.n_steps_range
-        e_min, e_max = self.current_step_size_range
-        n_steps = int(self.rng.integers(l_min, l_max, endpoint=True))
-        step_size = float(self.rng.uniform(e_min, e_max)) if e_max > e_min else e_min
-        return n_steps, step_size
-
-    def _draw_momentum(self) -> np.ndarray:
-        """``p ~ N(0, M)``: the draws of :func:`~pymc_kameleon.core.leapfrog.sample_momentum`."""
-        z = self.rng.standard_normal(self.dim)
-        return z if self.inv_mass_diag is None else z / np.sqrt(self.inv_mass_diag)
-
-    def _kinetic_energy(self, p: np.ndarray) -> float:
-        """``1/2 p^T M^{-1} p`` (as :func:`~pymc_kameleon.core.leapfrog.kinetic_energy`)."""
-        velocity = p if self.inv_mass_diag is None else self.inv_mass_diag * p
-        return 0.5 * float(np.dot(p, velocity))
-
-    def _trajectory(
-        self, x: np.ndarray, p0: np.ndarray, step_size: float, n_steps: int
-    ) -> LeapfrogResult:
-        """Leapfrog along ``surrogate_scale`` times the surrogate gradient, from ``(x, p0)``.
-
-        The two built-in surrogates run as one compiled call per trajectory
-        (:mod:`pymc_kameleon.core._accelerated_leapfrog`); anything else (no surrogate yet, a
-        user-supplied object) goes through the generic :func:`leapfrog`.
-        """
-        surrogate, scale, inv_mass = self.surrogate, self.surrogate_scale, self.inv_mass_diag
-        if type(surrogate) is LiteSurrogate:
-            return lite_leapfrog(
-                x, p0, surrogate.basis, surrogate.alpha, surrogate.lengthscale, scale,
-                step_size, n_steps, inv_mass,
-            )  # fmt: skip
-        if type(surrogate) is FiniteScoreMatching:
-            features = surrogate.features
-            return finite_leapfrog(
-                x, p0, features.omega, features.offset, surrogate.theta, scale,
-                step_size, n_steps, inv_mass,
-            )  # fmt: skip
-        return leapfrog(x, p0, self.surrogate_gradient, step_size, n_steps, inv_mass)
-
-    def _explore_cholesky(self) -> np.ndarray:
-        """Cholesky factor of the adaptive random walk's covariance (warm-up moves)."""
-        scale = math.exp(self.explore_log_scale)
-        if self.explore_moments.count > self.dim + 1:
-            cov = self.explore_moments.covariance()
-            jitter = 1e-6 * max(float(np.mean(np.diag(cov))), 1e-12)
-            cov = scale * (cov + jitter * np.eye(self.dim))
-        else:
-            cov = scale * np.eye(self.dim)
-        try:
-            return cholesky_with_jitter(cov)
-        except (LinAlgError, ValueError):
-            return math.sqrt(scale) * np.eye(self.dim)
+        return log_accept_ratio(
+            logp_new,
+            self.logp_current,
+            trajectory.p,
+            kinetic_start,
+            self.learner.metric,
+            finite=trajectory.finite,
+        )
 
     def _explore_move(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
         """Adaptive-Metropolis move (warm-up only): symmetric Gaussian random walk."""
-        x_new = (x + self._explore_cholesky() @ self.rng.standard_normal(self.dim)).astype(
-            x.dtype, copy=False
-        )
+        x_new, _ = self.explore.propose(x, self.rng)  # symmetric: no Hastings term
         logp_new, noise_new = self._estimate_logp(x_new)
         valid = math.isfinite(logp_new)
         decision = mh_decide(
@@ -605,186 +575,22 @@ class KMCStep(GradientFreeStep):
             "surrogate_grad_evals": 0,
         }
 
-    def _log_accept(
-        self,
-        logp_new: float,
-        x: np.ndarray,
-        trajectory: LeapfrogResult,
-        p0: np.ndarray,
-        kinetic_start: float,
-    ) -> float:
-        """Log acceptance ratio with the true target (or, in a negative control, the surrogate).
-
-        Equal to :func:`~pymc_kameleon.core.leapfrog.hamiltonian_log_accept` with the true
-        log-densities, reusing the kinetic energy at the start.
-        """
-        if self._use_true_target or self.surrogate is None:
-            logp_current = self.logp_current
-            if not trajectory.finite or math.isnan(logp_new) or logp_new == -math.inf:
-                return -math.inf
-            kinetic_new = self._kinetic_energy(trajectory.p)
-            if not math.isfinite(kinetic_new):
-                return -math.inf
-            if math.isnan(logp_current) or logp_current == -math.inf:
-                return math.inf
-            return (logp_new - kinetic_new) - (logp_current - kinetic_start)
-        surrogate_new = self.surrogate.value(trajectory.q) if trajectory.finite else -math.inf
-        return hamiltonian_log_accept(
-            surrogate_new if math.isfinite(logp_new) else -math.inf,
-            self.surrogate.value(x),
-            trajectory.p,
-            p0,
-            self.inv_mass_diag,
-            finite=trajectory.finite,
-        )
-
-    def _n_basis(self) -> int:
-        return 0 if self.surrogate is None else int(self.surrogate.n_basis)
-
     # ----------------------------------------------------------------------------------------
     # adaptation
     def _adapt(self, accept_prob: float, explored: bool) -> None:
         if explored:
-            self.explore_log_scale = robbins_monro_update(
-                self.explore_log_scale,
-                accept_prob,
-                self._noisy_target(_RANDOM_WALK_TARGET),
-                self.explore_updates,
-            )
-            self.explore_updates += 1
+            self.explore.scale.update(accept_prob, self._noisy_target(RANDOM_WALK_TARGET))
         else:
-            self._adapt_step_size(accept_prob)
+            self.step_scale.update(accept_prob, self._noisy_target(self.target_accept))
         t = self.iteration
         p = self.schedule.probability(t, bool(self.tune))
         if p <= 0.0 or (p < 1.0 and self.rng.random() >= p):
             return
         x = self.x_current
-        self.history.record(x, t, self.rng)
         if self.tune:
-            self.explore_moments.update(x)
-        self.n_learned += 1
-        if isinstance(self.surrogate, FiniteScoreMatching):
-            self.surrogate.update(x)
-        if self.n_learned >= self.next_refit:
-            self._refit()
-            self.next_refit = max(self.n_learned + 1, math.ceil(self.refit_growth * self.n_learned))
-
-    def _adapt_step_size(self, accept_prob: float) -> None:
-        self.log_step_scale = robbins_monro_update(
-            self.log_step_scale,
-            accept_prob,
-            self._noisy_target(self.target_accept),
-            self.step_updates,
-        )
-        self.step_updates += 1
-        self.log_step_weighted_sum += self.step_updates * self.log_step_scale
-        self.step_weight_sum += self.step_updates
-
-    def _calibrate(self, x: np.ndarray, x_new: np.ndarray, logp_new: float) -> None:
-        """Learn the surrogate scale ``beta`` that best predicts true log-density differences.
-
-        Along a trajectory the kinetic energy changes by about ``beta * (f(x) - f(x_new))``, so
-        the energy error is about ``beta * df - dlogp`` with ``df = f(x_new) - f(x)``. The
-        least-squares ``beta = sum(df * dlogp) / sum(df**2)`` over the warm-up proposals since
-        the last refit minimises its mean square. A surrogate learned from a history that has
-        not yet covered the posterior is typically too steep (``beta < 1``); scaling it down lets
-        trajectories travel beyond the history instead of forcing tiny steps.
-        """
-        df = self.surrogate.value(x_new) - self.surrogate.value(x)
-        dlogp = logp_new - self.logp_current
-        if not (math.isfinite(df) and math.isfinite(dlogp)):
-            return
-        self.calibration_sums += (df * dlogp, df * df, 1.0)
-        sxy, sxx, count = self.calibration_sums
-        if count >= _CALIBRATION_MIN_COUNT and sxx > 0.0:
-            self.surrogate_scale = float(np.clip(sxy / sxx, *_SURROGATE_SCALE_BOUNDS))
-
-    def _restart_step_size(self) -> None:
-        """Start the step-size learning afresh (the proposal mechanism changed)."""
-        self.log_step_scale = 0.0
-        self.step_updates = 0
-        self.log_step_weighted_sum = 0.0
-        self.step_weight_sum = 0.0
-
-    def _refit(self, learn: bool | None = None) -> None:
-        """Re-choose the hyperparameters (warm-up only) and rebuild the surrogate.
-
-        ``learn`` forces (True) or forbids (False) re-choosing the hyperparameters; by default
-        they are re-chosen during warm-up only.
-        """
-        with single_blas_thread():  # a few hundred rows: extra BLAS threads only contend
-            self._refit_body(learn)
-
-    def _refit_body(self, learn: bool | None) -> None:
-        """:meth:`_refit` without the BLAS thread limit."""
-        learn = bool(self.tune) if learn is None else learn
-        first = self.surrogate is None
-        previous_estimator = self.active_estimator
-        if learn:
-            if self.mass == "diagonal":
-                self._update_mass()
-            if self.estimator == "auto" and self.n_learned >= 2 * self.n_features:
-                self.active_estimator = "finite"
-        old_lengthscale = self.lengthscale
-        if self.cv_lengthscale and (
-            math.isnan(self.lengthscale)
-            or (learn and self.n_learned >= _CV_GROWTH * self.lengthscale_chosen_at)
-        ):
-            self._choose_lengthscale()
-            self.lengthscale_chosen_at = self.n_learned
-        if self.active_estimator == "lite":
-            z = self.history.subsample(self.n_history, self.rng, replace=True)
-            self.surrogate = LiteSurrogate.fit(z, self.lengthscale, self.lite_regularisation)
-        elif (
-            not isinstance(self.surrogate, FiniteScoreMatching)
-            or self.lengthscale != old_lengthscale
-        ):
-            self.surrogate = self._fit_finite_from_history()
-        self.calibration_sums = np.zeros(3)
-        if first or self.active_estimator != previous_estimator:
-            self._restart_step_size()
-
-    def _choose_lengthscale(self) -> None:
-        z = self._history_in_time_order(_CV_MAX_POINTS)
-        try:
-            median = median_heuristic(z, max_points=_CV_MAX_POINTS, rng=self.rng)
-        except ValueError:  # all states identical (e.g. nothing accepted yet)
-            if math.isnan(self.lengthscale):
-                self.lengthscale = 1.0
-            return
-        bounds = (median * _LENGTHSCALE_BOUNDS[0], median * _LENGTHSCALE_BOUNDS[1])
-        previous = None if math.isnan(self.lengthscale) else self.lengthscale
-        self.lengthscale = select_lengthscale(
-            z,
-            lam=self.lite_regularisation,
-            n_folds=min(_CV_FOLDS, z.shape[0] // 2),
-            rng=self.rng,
-            previous=previous,
-            bounds=bounds,
-            blocked=True,
-        )
-
-    def _history_in_time_order(self, n: int) -> np.ndarray:
-        """Up to ``n`` stored states, chosen uniformly, in the order the chain visited them."""
-        size = self.history.size
-        rows = np.arange(size) if size <= n else self.rng.choice(size, size=n, replace=False)
-        rows = rows[np.argsort(self.history.iterations[rows], kind="stable")]
-        return self.history.values[rows].copy()
-
-    def _fit_finite_from_history(self) -> FiniteScoreMatching:
-        ridge = relative_ridge(
-            self.finite_regularisation, self.dim, self.n_features, self.lengthscale
-        )
-        estimator = FiniteScoreMatching.create(
-            self.dim, self.n_features, self.lengthscale, ridge, self.rng
-        )
-        return estimator.batch_fit(self.history.subsample(self.history.size, self.rng))
-
-    def _update_mass(self) -> None:
-        z = self.history.subsample(self.history.size, self.rng)
-        variance = np.var(z, axis=0)
-        if np.all(np.isfinite(variance)) and np.all(variance > 0.0):
-            self.inv_mass_diag = variance
+            self.explore.record(x)
+        if self.learner.learn(x, t, self.rng, tuning=bool(self.tune)):
+            self.step_scale.reset()  # the proposal mechanism changed: learn the step afresh
 
     # ----------------------------------------------------------------------------------------
     # progress bar
@@ -814,17 +620,12 @@ class KMCStep(GradientFreeStep):
         return (update_stats,)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-
-
-def _parse_lengthscale(lengthscale: Any) -> tuple[bool, float]:
-    """``"cv"`` or a positive finite float -> (cross-validate?, fixed value)."""
-    if isinstance(lengthscale, str):
-        if lengthscale == "cv":
-            return True, math.nan
-        raise ValueError(f"`lengthscale` must be 'cv' or a positive number, got {lengthscale!r}.")
-    value = float(lengthscale) if _is_number(lengthscale) else math.nan
-    if not (math.isfinite(value) and value > 0.0):
-        raise ValueError(f"`lengthscale` must be 'cv' or a positive number, got {lengthscale!r}.")
-    return False, value
+# --------------------------------------------------------------------------------------------
+# argument parsing
+def _parse_warmup_explore(warmup_explore: Any, initial_history: Any) -> float:
+    """The ``warmup_explore`` argument (None: 0.5, or 0 with ``initial_history``)."""
+    if warmup_explore is None:
+        return 0.0 if initial_history is not None else 0.5
+    return float(
+        check_number("warmup_explore", warmup_explore, minimum=0.0, maximum=1.0, also="None")
+    )

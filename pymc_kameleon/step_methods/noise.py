@@ -23,7 +23,7 @@ from pymc_kameleon._compat import (
     find_rng_nodes,
     join_nonshared_inputs,
 )
-from pymc_kameleon.pseudo_marginal import noise_variables
+from pymc_kameleon.pseudo_marginal import noise_variables, strip_noisy_guards
 
 __all__ = ["NoisyLogDensity", "check_noise_ownership", "compile_noisy_log_density"]
 
@@ -72,7 +72,9 @@ def compile_noisy_log_density(
     Parameters
     ----------
     logp : pytensor Variable
-        The model's log-density (``model.logp()``).
+        The model's log-density (``model.logp()``). Its guards are removed with
+        :func:`~pymc_kameleon.pseudo_marginal.strip_noisy_guards`, which keeps the identity of
+        the noise variables.
     noise : list of pytensor Variables
         Its random variables, as returned by :func:`pymc_kameleon.pseudo_marginal.noise_variables`.
     point : dict
@@ -90,6 +92,7 @@ def compile_noisy_log_density(
     """
     compile_kwargs = dict(compile_kwargs or {})
     compile_kwargs.setdefault("on_unused_input", "ignore")
+    logp = strip_noisy_guards(logp)
     placeholders = [var.type() for var in noise]
     logp_given_noise = clone_replace(logp, dict(zip(noise, placeholders, strict=True)))
     [logp_joined], x = join_nonshared_inputs(

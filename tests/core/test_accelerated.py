@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pymc_kameleon.core import _accelerated
+from pymc_kameleon.core import accelerated
 from pymc_kameleon.core import proposals as prop
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.kernels import GaussianKernel
 
-pytestmark = pytest.mark.skipif(not _accelerated.HAVE_NUMBA, reason="numba is not installed")
+pytestmark = pytest.mark.skipif(not accelerated.HAVE_NUMBA, reason="numba is not installed")
 
 
 @pytest.mark.parametrize(("n", "d"), [(2, 1), (50, 4), (1000, 8)])
@@ -20,7 +20,7 @@ def test_gradient_scatter_matches_numpy(monkeypatch, n, d):
     y = rng.normal(size=d)
     kernel = GaussianKernel(1.3)
     fast = prop.kameleon_scatter(y, z, kernel)
-    monkeypatch.setattr(_accelerated, "HAVE_NUMBA", False)
+    monkeypatch.setattr(accelerated, "HAVE_NUMBA", False)
     slow = prop.kameleon_scatter(y, z, kernel)
     scale = np.abs(slow).max()
     np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-13 * scale)
@@ -32,7 +32,7 @@ def test_scaled_cholesky_matches_numpy(d):
     rng = np.random.default_rng(d)
     a = rng.normal(size=(3 * d, d))
     scatter = a.T @ a
-    fast, ok_fast = _accelerated.scaled_cholesky(scatter, 0.7, 0.04)
+    fast, ok_fast = accelerated.scaled_cholesky(scatter, 0.7, 0.04)
     slow, ok_slow = prop.scaled_cholesky_numpy(scatter, 0.7, 0.04)
     assert ok_fast and ok_slow
     np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-14)
@@ -48,7 +48,7 @@ def test_scaled_cholesky_matches_numpy(d):
     ],
 )
 def test_scaled_cholesky_reports_failure_like_numpy(bad):
-    _, ok_fast = _accelerated.scaled_cholesky(bad, 1.0, 0.0)
+    _, ok_fast = accelerated.scaled_cholesky(bad, 1.0, 0.0)
     _, ok_slow = prop.scaled_cholesky_numpy(bad, 1.0, 0.0)
     assert not ok_fast
     assert not ok_slow
@@ -80,7 +80,7 @@ def test_subsample_with_replacement_matches_numpy(monkeypatch, since):
     history = _filled_history(5)
     fast_rng, slow_rng = np.random.default_rng(9), np.random.default_rng(9)
     fast = history.subsample(25, fast_rng, since=since, replace=True)
-    monkeypatch.setattr(_accelerated, "HAVE_NUMBA", False)
+    monkeypatch.setattr(accelerated, "HAVE_NUMBA", False)
     slow = history.subsample(25, slow_rng, since=since, replace=True)
     np.testing.assert_array_equal(fast, slow)
     assert fast_rng.random() == slow_rng.random()
@@ -89,7 +89,7 @@ def test_subsample_with_replacement_matches_numpy(monkeypatch, since):
 def test_eligible_indices_matches_flatnonzero():
     history = _filled_history(6)
     for since in (0, 50, 149, 150):
-        got = _accelerated.eligible_indices(history.iterations, history.size, since)
+        got = accelerated.eligible_indices(history.iterations, history.size, since)
         want = np.flatnonzero(history.iterations[: history.size] >= since)
         np.testing.assert_array_equal(got, want)
 
@@ -101,7 +101,36 @@ def test_subsample_with_replacement_keeps_states_of_negative_iterations(monkeypa
     for t in range(-5, 0):
         history.record(np.full(2, float(t)), t, np.random.default_rng(0))
     fast = history.subsample(8, np.random.default_rng(3), replace=True)
-    monkeypatch.setattr(_accelerated, "HAVE_NUMBA", False)
+    monkeypatch.setattr(accelerated, "HAVE_NUMBA", False)
     slow = history.subsample(8, np.random.default_rng(3), replace=True)
     assert fast.shape == (8, 2)
     np.testing.assert_array_equal(fast, slow)
+
+
+_SCATTER_SCRIPT = """
+import numpy as np
+from pymc_kameleon.core import accelerated
+rng = np.random.default_rng(0)
+x, history = rng.normal(size=5), rng.normal(size=(300, 5))
+if {callee_first}:
+    accelerated.gaussian_centered_gradients(x, history, 0.3)
+print(accelerated.gaussian_gradient_scatter(x, history, 0.3).tobytes().hex())
+"""
+
+
+def test_gradient_scatter_does_not_depend_on_compile_order(tmp_path):
+    # with fast-math flags, the bits of the scatter depended on whether its callee had been
+    # compiled first in the process (a seeded chain then changed with the test order)
+    import os
+    import subprocess
+    import sys
+
+    outputs = []
+    for callee_first in (False, True):
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / f"cache-{callee_first}")}
+        script = _SCATTER_SCRIPT.format(callee_first=callee_first)
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        )
+        outputs.append(done.stdout.strip())
+    assert outputs[0] == outputs[1]

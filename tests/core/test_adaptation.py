@@ -14,6 +14,7 @@ from pymc_kameleon.core.adaptation import (
     AdaptationSchedule,
     CallableSchedule,
     RunningMoments,
+    ScaleAdapter,
     TuningOnly,
     VanishingAdaptation,
     make_schedule,
@@ -262,3 +263,91 @@ def test_tuning_only_with_refresh_probability():
 def test_make_schedule_rejects_a_class():
     with pytest.raises(TypeError, match="instance"):
         make_schedule(TuningOnly)
+
+
+def test_running_moments_has_spread_only_after_the_stream_moved():
+    moments = RunningMoments(2)
+    for _ in range(50):
+        moments.update(np.array([1.0, 2.0]))
+    assert not moments.has_spread()  # a stuck chain: zero covariance
+    moments.update(np.array([1.5, 2.0]))
+    moments.update(np.array([1.5, 2.5]))
+    assert not moments.has_spread()  # two changes in 2-D: not yet
+    moments.update(np.array([1.0, 2.5]))
+    assert moments.has_spread()
+
+
+def test_running_moments_batch_counts_changes_like_single_updates():
+    rows = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [1.0, 0.0], [1.0, 2.0], [3.0, 2.0]])
+    one, batch = RunningMoments(2), RunningMoments(2)
+    for row in rows:
+        one.update(row)
+    batch.update_batch(rows[:3])
+    batch.update_batch(rows[3:])
+    assert one.changes == batch.changes == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# ScaleAdapter
+# ---------------------------------------------------------------------------------------------
+
+
+def _replay(start: float, steps: list[tuple[float, float]]) -> tuple[float, list[float]]:
+    """The Robbins–Monro iterates written out with the one-line update."""
+    log_scale, iterates = start, []
+    for count, (accept_prob, target) in enumerate(steps):
+        log_scale = robbins_monro_update(log_scale, accept_prob, target, count)
+        iterates.append(log_scale)
+    return log_scale, iterates
+
+
+def test_scale_adapter_follows_robbins_monro_and_averages_with_linear_weights():
+    steps = [(0.9, 0.234), (0.1, 0.234), (0.5, 0.3), (0.0, 0.234), (1.0, 0.234)]
+    adapter = ScaleAdapter(math.log(0.7))
+    for accept_prob, target in steps:
+        adapter.update(accept_prob, target)
+    last, iterates = _replay(math.log(0.7), steps)
+    assert adapter.log_scale == last
+    assert adapter.current == math.exp(last)
+    assert adapter.updates == len(steps)
+    weights = np.arange(1, len(steps) + 1)
+    assert adapter.final() == pytest.approx(np.dot(weights, iterates) / weights.sum(), rel=1e-14)
+    adapter.settle()
+    assert adapter.log_scale == adapter.final()
+
+
+def test_scale_adapter_final_without_updates_is_the_iterate():
+    adapter = ScaleAdapter(-1.5)
+    assert adapter.final() == -1.5
+    adapter.settle()
+    assert adapter.log_scale == -1.5 and adapter.current == math.exp(-1.5)
+
+
+def test_scale_adapter_restart_forgets_the_average_but_keeps_the_count():
+    adapter = ScaleAdapter()
+    for _ in range(4):
+        adapter.update(1.0, 0.234)
+    adapter.restart(2.0)
+    assert adapter.log_scale == 2.0 and adapter.final() == 2.0 and adapter.updates == 4
+    adapter.update(0.0, 0.234)
+    expected = robbins_monro_update(2.0, 0.0, 0.234, 4)
+    assert adapter.log_scale == expected
+    assert adapter.final() == pytest.approx(expected, rel=1e-14)
+    adapter.restart()  # stays where it is
+    assert adapter.log_scale == expected and adapter.weight_sum == 0.0
+
+
+def test_scale_adapter_reset_starts_afresh():
+    adapter = ScaleAdapter(0.3)
+    adapter.update(0.9, 0.5)
+    adapter.reset()
+    assert adapter == ScaleAdapter(0.3)
+
+
+def test_scale_adapter_state_compares_copies_and_pickles():
+    adapter = ScaleAdapter(0.1)
+    adapter.update(0.4, 0.234)
+    clone = pickle.loads(pickle.dumps(copy.deepcopy(adapter)))
+    assert clone == adapter
+    clone.update(0.4, 0.234)
+    assert clone != adapter

@@ -207,7 +207,7 @@ BAD_BANDWIDTHS = [0.0, -1.0, float("nan"), float("inf"), "wide", True]
 @pytest.mark.parametrize("bad", BAD_BANDWIDTHS, ids=repr)
 def test_bad_bandwidth_rejected(cls: type[Kernel], bad: object) -> None:
     """Constructor, ``make_kernel`` and ``with_bandwidth`` reject bad values."""
-    pattern = rf"bandwidth.*finite float > 0.*{re.escape(repr(bad))}"
+    pattern = rf"bandwidth.*finite number > 0.*{re.escape(repr(bad))}"
     with pytest.raises(ValueError, match=pattern):
         cls(bad)  # type: ignore[call-arg]
     with pytest.raises(ValueError, match=pattern):

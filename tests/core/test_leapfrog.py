@@ -1,4 +1,4 @@
-"""Tests for :mod:`pymc_kameleon.core.leapfrog`."""
+"""Tests for :mod:`pymc_kameleon.core.hamiltonian` (ex ``core.leapfrog``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from pymc_kameleon.core.leapfrog import (
+from pymc_kameleon.core.hamiltonian import (
     LeapfrogResult,
     draw_trajectory_length,
     hamiltonian_log_accept,

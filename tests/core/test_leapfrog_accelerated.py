@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from pymc_kameleon.core import _accelerated_leapfrog as acc
-from pymc_kameleon.core.leapfrog import leapfrog
-from pymc_kameleon.core.random_features import FiniteScoreMatching
-from pymc_kameleon.core.score_matching import LiteSurrogate
+from pymc_kameleon.core.hamiltonian import leapfrog
+from pymc_kameleon.core.surrogates import _compiled as acc
+from pymc_kameleon.core.surrogates.finite import FiniteScoreMatching
+from pymc_kameleon.core.surrogates.lite import LiteSurrogate
 
 D = 4
 TOL = 1e-12

@@ -1,11 +1,11 @@
-"""Tests for :func:`pymc_kameleon.core.leapfrog.leapfrog_path`."""
+"""Tests for :func:`pymc_kameleon.core.hamiltonian.leapfrog_path`."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from pymc_kameleon.core.leapfrog import leapfrog, leapfrog_path
+from pymc_kameleon.core.hamiltonian import leapfrog, leapfrog_path
 
 COV = np.array([[1.0, 0.6, 0.2], [0.6, 2.0, -0.4], [0.2, -0.4, 0.5]])
 PREC = np.linalg.inv(COV)

@@ -271,11 +271,11 @@ def test_short_history_gives_isotropic_random_walk(kernel, n_rows):
 
 def test_numba_and_numpy_paths_agree(monkeypatch):
     """The compiled Gaussian-kernel and triangular-solve loops equal the NumPy fallbacks."""
-    from pymc_kameleon.core import _accelerated
+    from pymc_kameleon.core import accelerated
     from pymc_kameleon.core import proposals as prop
     from pymc_kameleon.core.kernels import GaussianKernel
 
-    if not _accelerated.HAVE_NUMBA:
+    if not accelerated.HAVE_NUMBA:
         pytest.skip("numba is not installed")
     rng = np.random.default_rng(12)
     z = rng.normal(size=(50, 4)) * 2.0
@@ -285,7 +285,7 @@ def test_numba_and_numpy_paths_agree(monkeypatch):
     chol = np.linalg.cholesky(cov_fast)
     x = rng.normal(size=4)
     lp_fast = prop.gaussian_log_pdf(x, y, chol)
-    monkeypatch.setattr(_accelerated, "HAVE_NUMBA", False)
+    monkeypatch.setattr(accelerated, "HAVE_NUMBA", False)
     cov_slow = prop.kameleon_covariance(y, z, kernel, 0.04, 0.3)
     lp_slow = prop.gaussian_log_pdf(x, y, chol)
     np.testing.assert_allclose(cov_fast, cov_slow, rtol=1e-12, atol=1e-14)

@@ -1,4 +1,4 @@
-"""Tests for :mod:`pymc_kameleon.core.random_features`."""
+"""Tests for :mod:`pymc_kameleon.core.surrogates.finite`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pymc_kameleon.core.cholesky_update import (
     cholesky_rank1_update,
     cholesky_rank1_update_numpy,
 )
-from pymc_kameleon.core.random_features import (
+from pymc_kameleon.core.surrogates.finite import (
     FiniteScoreMatching,
     RandomFeatures,
 )
@@ -164,24 +164,24 @@ def test_empty_estimator_has_zero_gradient_and_pickles() -> None:
     [
         ({"n_features": 0}, "n_features"),
         ({"n_features": 2.5}, "n_features"),
-        ({"regularisation": 0.0}, "regularisation"),
-        ({"regularisation": -1.0}, "regularisation"),
-        ({"regularisation": float("nan")}, "regularisation"),
-        ({"regularisation": float("inf")}, "regularisation"),
+        ({"ridge": 0.0}, "ridge"),
+        ({"ridge": -1.0}, "ridge"),
+        ({"ridge": float("nan")}, "ridge"),
+        ({"ridge": float("inf")}, "ridge"),
         ({"lengthscale": 0.0}, "lengthscale"),
         ({"lengthscale": -2.0}, "lengthscale"),
         ({"lengthscale": float("nan")}, "lengthscale"),
     ],
 )
 def test_invalid_arguments(kwargs: dict, name: str) -> None:
-    args = {"dim": 2, "n_features": 5, "lengthscale": 1.0, "regularisation": 1.0}
+    args = {"dim": 2, "n_features": 5, "lengthscale": 1.0, "ridge": 1.0}
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         FiniteScoreMatching.create(rng=np.random.default_rng(0), **args)
 
 
 def test_relative_ridge_is_one_state_units() -> None:
-    from pymc_kameleon.core.random_features import relative_ridge
+    from pymc_kameleon.core.surrogates.finite import relative_ridge
 
     rng = np.random.default_rng(3)
     d, m, ell = 4, 400, 1.7
@@ -192,5 +192,5 @@ def test_relative_ridge_is_one_state_units() -> None:
     # the unit is the expected mean diagonal of one state's C(x), d / (m l^2), within MC error
     assert relative_ridge(1.0, d, m, ell) == pytest.approx(mean_diag, rel=0.15)
     assert relative_ridge(5.0, d, m, ell) == pytest.approx(5 * d / (m * ell**2))
-    with pytest.raises(ValueError, match="regularisation"):
+    with pytest.raises(ValueError, match="ridge"):
         relative_ridge(-1.0, d, m, ell)

@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from pymc_kameleon.core.lengthscale_cv import cross_validated_objective, select_lengthscale
-from pymc_kameleon.core.score_matching import (
+from pymc_kameleon.core.surrogates.lengthscale_cv import (
+    cross_validated_objective,
+    select_lengthscale,
+)
+from pymc_kameleon.core.surrogates.lite import (
     lite_fit,
     lite_gradient,
     lite_objective,
@@ -40,12 +43,12 @@ def _correlated_gaussian(n: int, seed: int) -> np.ndarray:
 
 def test_closed_form_matches_numerical_minimiser():
     Z = np.random.default_rng(3).standard_normal((15, 2))
-    lengthscale, lam = 0.8, 0.1
+    lengthscale, ridge = 0.8, 0.1
     n, sigma = Z.shape[0], 2.0 * lengthscale**2
-    alpha = lite_fit(Z, lengthscale, lam)
+    alpha = lite_fit(Z, lengthscale, ridge)
 
     def regularised(a: np.ndarray) -> float:
-        return lite_objective(a, Z, Z, lengthscale) + 2.0 * lam / (n * sigma**2) * (a @ a)
+        return lite_objective(a, Z, Z, lengthscale) + 2.0 * ridge / (n * sigma**2) * (a @ a)
 
     result = minimize(regularised, np.zeros(n), method="BFGS", options={"gtol": 1e-12})
     rel = np.linalg.norm(result.x - alpha) / np.linalg.norm(alpha)
@@ -78,9 +81,9 @@ def test_gradient_recovers_gaussian_score():
     # Tolerance: mean over 50 test points (drawn from the target, so ~within 1-2 sd)
     # of ||grad f(x) + Sigma^-1 x|| / ||Sigma^-1 x|| must be < 0.25 (observed ~0.11).
     Z = _correlated_gaussian(400, seed=1)
-    lam = 1e-2
-    lengthscale = select_lengthscale(Z, lam=lam, rng=np.random.default_rng(0))
-    alpha = lite_fit(Z, lengthscale, lam)
+    ridge = 1e-2
+    lengthscale = select_lengthscale(Z, ridge=ridge, rng=np.random.default_rng(0))
+    alpha = lite_fit(Z, lengthscale, ridge)
     X = _correlated_gaussian(50, seed=5)
     truth = -X @ np.linalg.inv(CORRELATED_COV).T
     fitted = np.array([lite_gradient(x, Z, alpha, lengthscale) for x in X])
@@ -122,8 +125,8 @@ def test_gradient_vanishes_far_from_data():
 @pytest.mark.parametrize(
     ("kwargs", "name"),
     [
-        ({"lam": -1.0}, "lam"),
-        ({"lam": np.nan}, "lam"),
+        ({"ridge": -1.0}, "ridge"),
+        ({"ridge": np.nan}, "ridge"),
         ({"lengthscale": 0.0}, "lengthscale"),
         ({"lengthscale": -2.0}, "lengthscale"),
         ({"Z": np.array([[0.0, np.nan], [1.0, 2.0]])}, "Z"),
@@ -132,7 +135,11 @@ def test_gradient_vanishes_far_from_data():
     ],
 )
 def test_invalid_inputs_raise(kwargs, name):
-    args = {"Z": np.random.default_rng(0).standard_normal((10, 2)), "lengthscale": 1.0, "lam": 0.1}
+    args = {
+        "Z": np.random.default_rng(0).standard_normal((10, 2)),
+        "lengthscale": 1.0,
+        "ridge": 0.1,
+    }
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         lite_fit(**args)
@@ -140,8 +147,8 @@ def test_invalid_inputs_raise(kwargs, name):
 
 def test_select_lengthscale_validates():
     Z = np.random.default_rng(0).standard_normal((20, 2))
-    with pytest.raises(ValueError, match="lam"):
-        select_lengthscale(Z, lam=-0.1)
+    with pytest.raises(ValueError, match="ridge"):
+        select_lengthscale(Z, ridge=-0.1)
     with pytest.raises(ValueError, match="previous"):
         select_lengthscale(Z, previous=0.0)
     with pytest.raises(ValueError, match="n_folds"):
@@ -149,7 +156,7 @@ def test_select_lengthscale_validates():
 
 
 def test_lite_surrogate_matches_functional_api():
-    from pymc_kameleon.core.score_matching import LiteSurrogate, lite_fit, lite_value
+    from pymc_kameleon.core.surrogates.lite import LiteSurrogate, lite_fit, lite_value
 
     rng = np.random.default_rng(5)
     Z = rng.standard_normal((40, 3))
@@ -166,7 +173,7 @@ def test_lite_surrogate_matches_functional_api():
 
 
 def test_select_lengthscale_bounds_and_blocked_folds():
-    from pymc_kameleon.core.lengthscale_cv import select_lengthscale
+    from pymc_kameleon.core.surrogates.lengthscale_cv import select_lengthscale
 
     rng = np.random.default_rng(0)
     Z = rng.standard_normal((120, 2))

@@ -1,0 +1,551 @@
+"""Gaussian random-walk proposals, including the kernel-informed Kameleon proposal.
+
+The Kameleon proposal at a point :math:`y` (Sejdinovic et al., 2014) is
+
+.. math:: q(\\cdot \\mid y) = \\mathcal N\\big(y,\\; \\gamma^2 I + \\nu^2 M_y H M_y^\\top\\big),
+
+where the columns of the :math:`d \\times n` matrix :math:`M_y` are :math:`2\\nabla_x k(x, z_i)`
+evaluated at :math:`x = y` for a subsample :math:`z_1, \\dots, z_n` of the chain history, and
+:math:`H = I_n - \\tfrac1n \\mathbf 1 \\mathbf 1^\\top` is the centering matrix. We never form
+:math:`H`: :math:`M H M^\\top = \\sum_i (m_i - \\bar m)(m_i - \\bar m)^\\top` with :math:`m_i` the
+columns of :math:`M`, which costs :math:`O(n d^2)`.
+
+The proposal depends on :math:`y`, so it is *not* symmetric and the Metropolis–Hastings ratio must
+include :math:`q(x \\mid x^*) / q(x^* \\mid x)`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from pymc_kameleon.core import accelerated
+from pymc_kameleon.core.adaptation import (
+    AdaptationSchedule,
+    ScaleAdapter,
+    TuningOnly,
+    optimal_rw_scale,
+)
+from pymc_kameleon.core.bandwidth import median_heuristic
+from pymc_kameleon.core.history import PINNED_ITERATION, ChainHistory
+from pymc_kameleon.core.kernels import GaussianKernel, Kernel
+from pymc_kameleon.core.proposals.protocol import Transition
+from pymc_kameleon.core.proposals.random_walk import GaussianRandomWalk
+
+__all__ = [
+    "AffineMap",
+    "KameleonProposal",
+    "centered_gradient_matrix",
+    "kameleon_covariance",
+    "kameleon_gradient_matrix",
+    "kameleon_scatter",
+    "kernel_term_trace",
+    "random_walk_trace",
+    "scale_for_trace",
+]
+
+
+def kameleon_gradient_matrix(y: np.ndarray, history: np.ndarray, kernel: Kernel) -> np.ndarray:
+    """The matrix ``M_y`` of the KAMH paper, stored transposed: row i is ``2 grad_x k(y, z_i)``.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the proposal is built.
+    history : numpy.ndarray, shape (n, d)
+        Subsample ``z_1..z_n`` of the chain history.
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d)
+    """
+    return 2.0 * kernel.grad(y, history)
+
+
+def centered_gradient_matrix(y: np.ndarray, history: np.ndarray, kernel: Kernel) -> np.ndarray:
+    """``M_y`` (transposed, as in :func:`kameleon_gradient_matrix`) with its row mean removed.
+
+    ``C^T C`` of the result equals ``M H M^T``. The Gaussian kernel uses a compiled loop when
+    Numba is available.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the gradients are taken.
+    history : numpy.ndarray, shape (n, d)
+        History subsample.
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d)
+    """
+    if accelerated.HAVE_NUMBA and type(kernel) is GaussianKernel:
+        inv_bandwidth2 = 1.0 / kernel.bandwidth**2
+        return accelerated.gaussian_centered_gradients(
+            np.ascontiguousarray(y, dtype=float),
+            np.ascontiguousarray(history, dtype=float),
+            inv_bandwidth2,
+        )
+    m = kameleon_gradient_matrix(y, history, kernel)
+    m -= m.sum(axis=0) * (1.0 / m.shape[0])
+    return m
+
+
+def kameleon_scatter(y: np.ndarray, history: np.ndarray, kernel: Kernel) -> np.ndarray:
+    """The kernel term ``M_y H M_y^T`` of the Kameleon covariance (a new d x d array).
+
+    The Gaussian kernel uses one compiled pass (gradients, centring and the d x d product) when
+    Numba is available; the NumPy twin is ``C.T @ C`` with ``C`` from
+    :func:`centered_gradient_matrix`.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the proposal is built.
+    history : numpy.ndarray, shape (n, d)
+        Subsample ``z_1..z_n`` of the chain history, ``n >= 1``.
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+    """
+    if accelerated.HAVE_NUMBA and type(kernel) is GaussianKernel:
+        return accelerated.gaussian_gradient_scatter(
+            np.ascontiguousarray(y, dtype=float),
+            np.ascontiguousarray(history, dtype=float),
+            1.0 / kernel.bandwidth**2,
+        )
+    m = centered_gradient_matrix(y, history, kernel)
+    return m.T @ m
+
+
+def kameleon_covariance(
+    y: np.ndarray, history: np.ndarray | None, kernel: Kernel, gamma2: float, nu2: float
+) -> np.ndarray:
+    """Covariance ``gamma2 I + nu2 M H M^T`` of the Kameleon proposal at ``y``.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the proposal is built.
+    history : numpy.ndarray of shape (n, d), or None
+        Subsample of the chain history. ``None`` or fewer than two rows give ``gamma2 I``
+        (a plain random walk).
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+    gamma2 : float
+        Variance of the isotropic exploration term (gamma squared).
+    nu2 : float
+        Scale of the kernel-informed term (nu squared).
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+    """
+    dim = y.shape[0]
+    cov = np.zeros((dim, dim))
+    if history is not None and history.shape[0] >= 2:
+        cov = kameleon_scatter(y, history, kernel)
+        cov *= nu2
+    cov.flat[:: dim + 1] += gamma2
+    return cov
+
+
+def kernel_term_trace(y: np.ndarray, history: np.ndarray, kernel: Kernel) -> float:
+    """Trace of ``M H M^T`` at ``y``: the size of the kernel term before the scale ``nu2``.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the proposal is built.
+    history : numpy.ndarray, shape (n, d)
+        History subsample.
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+
+    Returns
+    -------
+    float
+    """
+    m = centered_gradient_matrix(y, history, kernel)
+    return float(np.einsum("ij,ij->", m, m))
+
+
+def random_walk_trace(history: np.ndarray) -> float:
+    """Trace of ``2.38^2 / d`` times the covariance of ``history``.
+
+    The size of the optimally scaled random walk with the history's covariance; the Kameleon
+    proposal's kernel term gets this trace when the history is first used.
+
+    Parameters
+    ----------
+    history : numpy.ndarray, shape (n, d)
+        History subsample (``n >= 2``).
+
+    Returns
+    -------
+    float
+    """
+    history = np.asarray(history, dtype=float)
+    return optimal_rw_scale(history.shape[1]) * float(np.trace(np.atleast_2d(np.cov(history.T))))
+
+
+def scale_for_trace(
+    y: np.ndarray, history: np.ndarray, kernel: Kernel, target_trace: float
+) -> float | None:
+    """The ``nu2`` that gives the kernel term at ``y`` the trace ``target_trace``.
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (d,)
+        The point at which the proposal is built.
+    history : numpy.ndarray, shape (n, d)
+        History subsample.
+    kernel : Kernel
+        Kernel with gradients in its first argument.
+    target_trace : float
+        Wanted trace of ``nu2 M H M^T``.
+
+    Returns
+    -------
+    float or None
+        None when no positive finite scale does it (the kernel term vanishes at ``y``, or the
+        target is not positive).
+    """
+    current = kernel_term_trace(y, history, kernel)
+    if current > 0.0 and math.isfinite(current) and target_trace > 0.0:
+        return target_trace / current
+    return None
+
+
+_MEDIAN_MAX_POINTS = 500
+
+
+@dataclass(frozen=True)
+class AffineMap:
+    """Kernel coordinates ``u = inverse @ (x - shift)``; back: ``x = shift + matrix @ u``.
+
+    A learner (e.g. one that whitens by the history covariance) supplies it to
+    :meth:`KameleonProposal.set_map`; the kernel, the history subsample and the covariance then
+    live in ``u``.
+
+    Parameters
+    ----------
+    shift : numpy.ndarray, shape (d,)
+    matrix : numpy.ndarray, shape (d, d)
+        Invertible linear part ``A``.
+    inverse : numpy.ndarray, shape (d, d)
+        ``A^{-1}``.
+    log_det : float
+        ``log |det A|``: the log-Jacobian of ``u -> x``.
+    """
+
+    shift: np.ndarray
+    matrix: np.ndarray
+    inverse: np.ndarray
+    log_det: float
+
+    def to_kernel(self, x: np.ndarray) -> np.ndarray:
+        """Kernel coordinates of the rows (or the single state) ``x``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,) or (n, d)
+            One state, or states as rows.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d,) or (n, d)
+            ``inverse @ (x - shift)`` for each state, as floats (a new array).
+        """
+        return (np.asarray(x, dtype=float) - self.shift) @ self.inverse.T
+
+
+class KameleonProposal(GaussianRandomWalk):
+    r"""The Kameleon proposal ``N(y, gamma^2 I + nu^2 M_y H M_y^T)`` and how it learns.
+
+    It keeps the chain's history (a :class:`~pymc_kameleon.core.history.ChainHistory`), draws the
+    subsample ``z`` from it, re-estimates the kernel length scale (the ``bandwidth`` of the
+    kernels, the one name this package uses for it in Kameleon; KMC calls the same quantity
+    ``lengthscale``) on a doubling schedule, and learns ``nu^2`` by Robbins–Monro; when the
+    bandwidth changes, ``nu^2`` is rescaled so that the kernel term keeps its trace.
+
+    With an :class:`AffineMap` (:meth:`set_map`) the proposal is built in kernel coordinates
+    ``u``: the draw is ``x + A L_u noise`` and the log-density gains ``-log|det A|``. Without one
+    (the default) states are used as they are, with no extra arithmetic.
+
+    Parameters
+    ----------
+    dim : int
+        Dimension of the states.
+    kernel : Kernel, optional
+        Kernel at its initial bandwidth; by default a Gaussian kernel of bandwidth 1 (replaced by
+        the median heuristic when the history is first used).
+    schedule : AdaptationSchedule, optional
+        When the subsample is refreshed; by default :class:`~pymc_kameleon.core.TuningOnly`.
+    n_history, gamma, adapt_start, discard_fraction, target_accept, learn_scale
+        As for :class:`~pymc_kameleon.KameleonStep`.
+    capacity : int
+        Capacity of the history reservoir.
+    median_bandwidth : bool
+        Re-estimate the bandwidth by the median heuristic.
+    nu2 : float, optional
+        Initial ``nu^2``; None sets it by trace matching when the history is first used.
+    initial_states : numpy.ndarray of shape (n, dim), optional
+        States pinned in the history at every :meth:`reset` and used from the first proposal.
+    """
+
+    stats_dtypes: ClassVar[dict[str, tuple[Any, list]]] = {
+        "scaling": (np.float64, []),
+        "bandwidth": (np.float64, []),
+        "n_history": (np.int64, []),
+    }
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        kernel: Kernel | None = None,
+        schedule: AdaptationSchedule | None = None,
+        n_history: int = 1000,
+        gamma: float = 0.2,
+        nu2: float | None = None,
+        target_accept: float = 0.234,
+        median_bandwidth: bool = True,
+        adapt_start: int = 100,
+        discard_fraction: float = 0.2,
+        capacity: int = 5000,
+        learn_scale: bool = True,
+        initial_states: np.ndarray | None = None,
+    ) -> None:
+        initial = ScaleAdapter(math.log(1.0 if nu2 is None else nu2))
+        super().__init__(dim, gamma, initial, learn_scale, target_accept)
+        self.base_kernel = GaussianKernel(1.0) if kernel is None else kernel
+        self.schedule = TuningOnly() if schedule is None else schedule
+        self.n_history = int(n_history)
+        self.auto_nu2 = nu2 is None
+        self.median_bandwidth = bool(median_bandwidth)
+        self.adapt_start = int(adapt_start)
+        self.discard_fraction = float(discard_fraction)
+        self.capacity = int(capacity)
+        self.initial_states = initial_states
+        self.affine: AffineMap | None = None
+        self.reset()
+
+    # ----------------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Empty history (but for ``initial_states``), no subsample, initial kernel and scale."""
+        self.history = ChainHistory(self.dim, self.capacity)
+        self.z: np.ndarray | None = None
+        self.basis: np.ndarray | None = None  # z in kernel coordinates (z itself by default)
+        self.kernel = self.base_kernel
+        self.next_bandwidth_update = self.adapt_start
+        self.scale.reset()
+        if self.initial_states is not None:
+            # pinned: eligible whatever discard_fraction forgets of the chain's own warm-up
+            self.history.extend(self.initial_states, PINNED_ITERATION)
+            self.next_bandwidth_update = 0
+        self.forget_covariance()
+
+    def set_map(self, affine: AffineMap | None) -> None:
+        """Build the proposal in the kernel coordinates of ``affine`` (None: the states).
+
+        Parameters
+        ----------
+        affine : AffineMap or None
+        """
+        self.affine = affine
+        self.basis = self._to_kernel(self.z)
+        self.forget_covariance()
+
+    def _to_kernel(self, x: np.ndarray | None) -> np.ndarray | None:
+        if self.affine is None or x is None:
+            return x
+        return self.affine.to_kernel(x)
+
+    # ----------------------------------------------------------------------------------------
+    def learned_covariance(self, x: np.ndarray) -> np.ndarray:
+        """``M H M^T`` at ``x``, given in kernel coordinates; zero before the history is used.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The point, in kernel coordinates (the state itself without an :class:`AffineMap`).
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+            The kernel term over the current subsample, in kernel coordinates; zeros while the
+            subsample has fewer than two rows.
+        """
+        if self.basis is None or self.basis.shape[0] < 2:
+            return np.zeros((self.dim, self.dim))
+        return kameleon_scatter(x, self.basis, self.kernel)
+
+    def covariance(self, x: np.ndarray) -> np.ndarray:
+        """Covariance of the proposal at the state ``x``, in the states' coordinates.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+        """
+        if self.affine is None:
+            return super().covariance(x)
+        cov = super().covariance(self.affine.to_kernel(x))
+        return self.affine.matrix @ cov @ self.affine.matrix.T
+
+    def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """Draw from ``N(x, covariance(x))``; see :meth:`Proposal.propose`.
+
+        With ``initial_states`` and no subsample yet, the subsample is drawn first (so the very
+        first proposal uses the supplied history).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The current state (not modified).
+        rng : numpy.random.Generator
+            Source of the noise (and of that first subsample).
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (d,)
+            The candidate, of the dtype of ``x``.
+        log_q_forward : float
+            ``log q(x_new | x)`` in the states' coordinates (``-log|det A|`` included with an
+            :class:`AffineMap`).
+
+        Raises
+        ------
+        FloatingPointError
+            If the covariance at ``x`` is not finite and positive definite.
+        """
+        if self.z is None and self.initial_states is not None:
+            # with a supplied history the very first proposal (iteration 0) already uses it
+            self._refresh_subsample(x, 0, rng)
+        if self.affine is None:
+            return super().propose(x, rng)
+        move, log_q = self.draw_move(self.affine.to_kernel(x), rng)
+        x_new = (x + self.affine.matrix @ move).astype(x.dtype, copy=False)
+        return x_new, log_q - self.affine.log_det
+
+    def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
+        """``log q(to | frm)``; NaN if the covariance at ``frm`` is not positive definite.
+
+        Parameters
+        ----------
+        to : numpy.ndarray, shape (d,)
+            The state moved to.
+        frm : numpy.ndarray, shape (d,)
+            The state moved from, where the covariance is built.
+
+        Returns
+        -------
+        float
+            The log-density in the states' coordinates (``-log|det A|`` included with an
+            :class:`AffineMap`), or NaN.
+        """
+        if self.affine is None:
+            return super().log_density(to, frm)
+        log_q = super().log_density(self.affine.to_kernel(to), self.affine.to_kernel(frm))
+        return log_q - self.affine.log_det
+
+    # ----------------------------------------------------------------------------------------
+    def learn(self, transition: Transition, rng: np.random.Generator) -> None:
+        """Record the state; refresh the subsample when the schedule says so; learn ``nu^2``.
+
+        Parameters
+        ----------
+        transition : Transition
+            The iteration just finished: its ``state`` and ``iteration`` enter the history,
+            ``tuning`` goes to the schedule, and the acceptance probability drives ``nu^2``
+            (only once a subsample exists, see :meth:`update_scale`).
+        rng : numpy.random.Generator
+            Source of the history reservoir, the schedule's coin, the subsample and the
+            bandwidth's point subset.
+        """
+        if self._learn_history(transition, rng):
+            self.forget_covariance()
+        if self.z is not None:  # nu^2 means nothing before the history is used
+            self.update_scale(transition)
+
+    def _learn_history(self, transition: Transition, rng: np.random.Generator) -> bool:
+        t = transition.iteration
+        self.history.record(transition.state, t, rng)
+        if self.history.n_seen < max(self.adapt_start, 2):
+            return False
+        p = self.schedule.probability(t, transition.tuning)
+        if p <= 0.0 or (p < 1.0 and rng.random() >= p):
+            return False
+        self._refresh_subsample(transition.state, t, rng)
+        return True
+
+    def _refresh_subsample(self, x: np.ndarray, t: int, rng: np.random.Generator) -> None:
+        """Draw a new history subsample; re-estimate the bandwidth when it is due."""
+        since = int(self.discard_fraction * t)
+        new_z = self.history.subsample(self.n_history, rng, since=since, replace=True)
+        if new_z.shape[0] == 0:  # cannot happen while the current state is recorded; be safe
+            new_z = self.history.subsample(self.n_history, rng, replace=True)
+        u = self._to_kernel(x)
+        first = self.z is None
+        bandwidth_due = self.median_bandwidth and t >= self.next_bandwidth_update
+        # trace of the scaled kernel term nu^2 M H M^T at x, to carry over to the new bandwidth
+        old_trace = (
+            None
+            if first or not bandwidth_due
+            else self.scaling * kernel_term_trace(u, self.basis, self.kernel)
+        )
+        self.z, self.basis = new_z, self._to_kernel(new_z)
+        if bandwidth_due:
+            self._update_bandwidth(t, rng)
+        if first and self.auto_nu2:
+            self._match_trace(u, random_walk_trace(self.basis))
+        elif old_trace is not None:
+            self._match_trace(u, old_trace)
+
+    def _update_bandwidth(self, t: int, rng: np.random.Generator) -> None:
+        try:
+            bandwidth = median_heuristic(self.basis, max_points=_MEDIAN_MAX_POINTS, rng=rng)
+        except ValueError:  # all history points identical: keep the previous bandwidth
+            return
+        self.kernel = self.kernel.with_bandwidth(bandwidth)
+        self.next_bandwidth_update = max(2 * t, t + 1, self.adapt_start)
+
+    def _match_trace(self, u: np.ndarray, target_trace: float) -> None:
+        """Rescale nu^2 so that the kernel term at ``u`` has the given trace.
+
+        nu^2 then means something else than before (a new bandwidth changes the scale of
+        ``M H M^T``), so its warm-up average restarts.
+        """
+        nu2 = scale_for_trace(u, self.basis, self.kernel, target_trace)
+        if nu2 is not None:
+            self.scale.restart(math.log(nu2))
+
+    def stats(self) -> dict[str, Any]:
+        """``scaling`` (``nu^2``), ``bandwidth`` and ``n_history`` (rows of ``z``).
+
+        Returns
+        -------
+        dict of str to float or int
+            ``{"scaling": nu^2, "bandwidth": ..., "n_history": ...}``, the keys of
+            :attr:`stats_dtypes`; the bandwidth is NaN for a kernel without one, and
+            ``n_history`` is 0 before the first subsample.
+        """
+        return {
+            "scaling": self.scaling,
+            "bandwidth": float(getattr(self.kernel, "bandwidth", math.nan)),
+            "n_history": 0 if self.z is None else int(self.z.shape[0]),
+        }

@@ -1,0 +1,197 @@
+"""A weighted mixture of proposals, with the mixture density in the Metropolis–Hastings ratio.
+
+:class:`MixtureProposal` picks component ``k`` with probability ``w_k`` and draws from it. Its
+density is the mixture density ``q(a | b) = sum_k w_k q_k(a | b)``, so the Hastings ratio is the
+exact one for the mixture, whichever component made the move.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from pymc_kameleon.core.proposals.protocol import Proposal, Transition
+
+__all__ = ["MixtureProposal", "log_sum_exp"]
+
+
+def log_sum_exp(values: Sequence[float]) -> float:
+    """``log(sum(exp(values)))`` without overflow; ``-inf`` if every value is ``-inf``.
+
+    Parameters
+    ----------
+    values : sequence of float
+
+    Returns
+    -------
+    float
+    """
+    top = max(values)
+    if top == -math.inf:
+        return -math.inf
+    return top + math.log(math.fsum(math.exp(v - top) for v in values))
+
+
+class MixtureProposal(Proposal):
+    """Propose from component ``k`` with probability ``w_k``; density ``sum_k w_k q_k``.
+
+    Every component learns from every state the chain visits; only the component that made the
+    move learns from its acceptance probability (``Transition.accept_prob`` is None for the
+    others), so each scale is tuned to its own moves.
+
+    Parameters
+    ----------
+    components : sequence of (Proposal, float)
+        The proposals and their weights (positive, finite; normalised here).
+
+    Attributes
+    ----------
+    proposals : list of Proposal
+    weights : numpy.ndarray
+        Normalised weights.
+    chosen : int
+        Index of the component that made the last proposal (-1 before the first).
+
+    Notes
+    -----
+    Stats: ``component`` (the chosen index), ``scaling`` (the first component's scale, so that
+    a step's progress bar shows something), and each component's stats prefixed with
+    ``move<k>_``.
+    """
+
+    def __init__(self, components: Sequence[tuple[Proposal, float]]) -> None:
+        components = list(components)
+        if not components:
+            raise ValueError("MixtureProposal needs at least one (proposal, weight) pair.")
+        for proposal, weight in components:
+            if not isinstance(proposal, Proposal):
+                raise TypeError(f"MixtureProposal: {proposal!r} is not a Proposal.")
+            if not (math.isfinite(weight) and weight > 0.0):
+                raise ValueError(
+                    f"MixtureProposal: weights must be finite and > 0, got {weight!r}."
+                )
+        self.proposals = [proposal for proposal, _ in components]
+        weights = np.array([float(weight) for _, weight in components])
+        self.weights = weights / weights.sum()
+        self.log_weights = np.log(self.weights)
+        self.symmetric = all(proposal.symmetric for proposal in self.proposals)
+        self.stats_dtypes = {"component": (np.int64, []), "scaling": (np.float64, [])}
+        for k, proposal in enumerate(self.proposals):
+            for name, dtype_shape in proposal.stats_dtypes.items():
+                self.stats_dtypes[f"move{k}_{name}"] = dtype_shape
+        self.chosen = -1
+
+    def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """Pick a component by weight and draw from it; the forward density is the mixture's.
+
+        The chosen index is kept in :attr:`chosen` (for :meth:`learn` and :meth:`stats`).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The current state (not modified).
+        rng : numpy.random.Generator
+            Source of the component choice and of the component's draw.
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (d,)
+            The chosen component's candidate.
+        log_q_forward : float
+            ``log sum_k w_k q_k(x_new | x)``; NaN if some component has no density at ``x``.
+
+        Raises
+        ------
+        FloatingPointError
+            If the chosen component cannot form its proposal at ``x``.
+        """
+        u = rng.random()
+        k = min(
+            int(np.searchsorted(np.cumsum(self.weights), u, side="right")), len(self.weights) - 1
+        )
+        self.chosen = k
+        x_new, log_q_chosen = self.proposals[k].propose(x, rng)
+        terms = [
+            self.log_weights[j] + (log_q_chosen if j == k else proposal.log_density(x_new, x))
+            for j, proposal in enumerate(self.proposals)
+        ]
+        return x_new, _mixture_value(terms)
+
+    def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
+        """``log sum_k w_k q_k(to | frm)``; NaN if some component has no density at ``frm``.
+
+        Parameters
+        ----------
+        to : numpy.ndarray, shape (d,)
+            The state moved to.
+        frm : numpy.ndarray, shape (d,)
+            The state moved from.
+
+        Returns
+        -------
+        float
+            The mixture log-density, or NaN.
+        """
+        terms = [
+            self.log_weights[k] + proposal.log_density(to, frm)
+            for k, proposal in enumerate(self.proposals)
+        ]
+        return _mixture_value(terms)
+
+    def learn(self, transition: Transition, rng: np.random.Generator) -> None:
+        """Every component records the state; the chosen one also learns from the acceptance.
+
+        Parameters
+        ----------
+        transition : Transition
+            The iteration just finished. The component that made the move gets it as it is; the
+            others get a copy with ``accept_prob`` None.
+        rng : numpy.random.Generator
+            Passed to every component's :meth:`~Proposal.learn`.
+        """
+        for k, proposal in enumerate(self.proposals):
+            own = transition if k == self.chosen else _without_acceptance(transition)
+            proposal.learn(own, rng)
+
+    def end_warmup(self) -> None:
+        """Every component ends its warm-up."""
+        for proposal in self.proposals:
+            proposal.end_warmup()
+
+    def reset(self) -> None:
+        """Every component forgets what it learned."""
+        for proposal in self.proposals:
+            proposal.reset()
+        self.chosen = -1
+
+    def stats(self) -> dict[str, Any]:
+        """``component``, ``scaling`` and the components' stats (see the class notes).
+
+        Returns
+        -------
+        dict of str to object
+            The keys of :attr:`stats_dtypes`: ``component`` (int), ``scaling`` (float, NaN if
+            the first component reports none) and ``move<k>_<name>`` for each component's
+            entries.
+        """
+        stats: dict[str, Any] = {"component": self.chosen}
+        for k, proposal in enumerate(self.proposals):
+            for name, value in proposal.stats().items():
+                stats[f"move{k}_{name}"] = value
+        stats["scaling"] = float(stats.get("move0_scaling", math.nan))
+        return stats
+
+
+def _mixture_value(terms: list[float]) -> float:
+    if any(math.isnan(term) for term in terms):
+        return math.nan
+    return log_sum_exp(terms)
+
+
+def _without_acceptance(transition: Transition) -> Transition:
+    return Transition(
+        transition.state, None, transition.iteration, transition.tuning, transition.target_factor
+    )

@@ -1,0 +1,160 @@
+"""What a Metropolis–Hastings step needs from a proposal, and the facts it learns from.
+
+A :class:`Proposal` draws a candidate and its forward log-density, evaluates the log-density of
+moving between two states, learns from the chain, resets to its untuned state and reports stats.
+The step (:class:`~pymc_kameleon.step_methods.adaptive_mh.AdaptiveMHStep`) runs one iteration
+as ``propose -> log-density of the target -> log_density (Hastings term, skipped when
+symmetric) -> MH decision -> learn``.
+
+A proposal is per-chain state: PyMC copies it into and out of the step's ``sampling_state``, so
+it must deep-copy, pickle, and compare equal to an identical copy (:meth:`Proposal.__eq__`
+compares every attribute). It must not keep a reference to the step or to the random generator;
+the generator is passed to every call that draws.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+__all__ = ["Proposal", "Transition", "same_state"]
+
+
+@dataclass(frozen=True)
+class Transition:
+    """What one Metropolis–Hastings iteration tells a proposal that learns.
+
+    Parameters
+    ----------
+    state : numpy.ndarray, shape (d,)
+        The chain's state after the accept/reject decision.
+    accept_prob : float or None
+        Acceptance probability of the iteration's proposal; None when another proposal made the
+        move (the other components of a mixture): record the state, leave the scale alone.
+    iteration : int
+        Iterations since the chain started (0-based) at which ``state`` is current.
+    tuning : bool
+        Whether the chain is in warm-up.
+    target_factor : float, default 1.0
+        Multiplier of every acceptance target: the acceptance ceiling that the noise of a
+        stochastic likelihood estimate imposes (1 without noise).
+    """
+
+    state: np.ndarray
+    accept_prob: float | None
+    iteration: int
+    tuning: bool
+    target_factor: float = 1.0
+
+
+class Proposal(ABC):
+    """A Metropolis–Hastings proposal ``q(x' | x)`` that may learn from its chain.
+
+    Subclasses implement :meth:`propose`, :meth:`log_density`, :meth:`learn`, :meth:`reset` and
+    :meth:`stats`, and set :attr:`symmetric` and :attr:`stats_dtypes`.
+    """
+
+    #: whether ``q(a | b) = q(b | a)`` for all states: the Hastings term then cancels
+    symmetric: ClassVar[bool] = False
+    #: name -> (dtype, shape) of every entry :meth:`stats` returns
+    stats_dtypes: ClassVar[dict[str, tuple[Any, list]]] = {}
+
+    @abstractmethod
+    def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """Draw a candidate from ``q(. | x)``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The current state (not modified).
+        rng : numpy.random.Generator
+            Source of every random draw.
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (d,)
+            The candidate, of the dtype of ``x``.
+        log_q_forward : float
+            ``log q(x_new | x)``.
+
+        Raises
+        ------
+        FloatingPointError
+            If no proposal distribution can be formed at ``x``.
+        """
+
+    @abstractmethod
+    def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
+        """``log q(to | frm)``; NaN if no proposal distribution can be formed at ``frm``.
+
+        Parameters
+        ----------
+        to, frm : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        float
+        """
+
+    @abstractmethod
+    def learn(self, transition: Transition, rng: np.random.Generator) -> None:
+        """Learn from the chain after an iteration (called only while the step adapts).
+
+        Parameters
+        ----------
+        transition : Transition
+        rng : numpy.random.Generator
+        """
+
+    def end_warmup(self) -> None:
+        """Called once at the end of warm-up (e.g. to settle a learned scale)."""
+
+    @abstractmethod
+    def reset(self) -> None:
+        """Forget everything learned (start of a chain)."""
+
+    @abstractmethod
+    def stats(self) -> dict[str, Any]:
+        """Sampler stats of the current iteration (keys of :attr:`stats_dtypes`)."""
+
+    def __eq__(self, other: object) -> bool:
+        """Same type and equal attributes (arrays compared exactly; used by ``sampling_state``).
+
+        Attributes named ``_cache...`` hold values derived from the others and are not compared.
+        """
+        if type(other) is not type(self):
+            return NotImplemented
+        return same_state(_state_of(self), _state_of(other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _state_of(proposal: Proposal) -> dict[str, Any]:
+    return {k: v for k, v in vars(proposal).items() if not k.startswith("_cache")}
+
+
+def same_state(a: Any, b: Any) -> bool:
+    """Exact, NaN-tolerant equality of nested containers of arrays and plain values.
+
+    Parameters
+    ----------
+    a, b : object
+
+    Returns
+    -------
+    bool
+    """
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_state(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(same_state(u, v) for u, v in zip(a, b, strict=True))
+    if isinstance(a, np.ndarray):
+        return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    if isinstance(a, float) and a != a:  # NaN
+        return b != b
+    return bool(a == b)

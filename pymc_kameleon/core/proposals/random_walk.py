@@ -1,0 +1,245 @@
+"""Gaussian random walks ``N(x, gamma^2 I + s S(x))`` with a learned part ``S`` and scale ``s``.
+
+:class:`GaussianRandomWalk` is the common part of the Kameleon and adaptive-covariance
+proposals: drawing ``x + L @ noise`` with the Cholesky factor ``L`` of the covariance, the
+Gaussian log-densities, and a cache of ``S`` and ``L`` at the current state and at the last
+candidate (which becomes the current state when it is accepted). ``S`` and ``L`` are cached
+separately, so that a change of scale alone costs one d x d factorisation.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+import numpy as np
+from scipy.linalg import LinAlgError
+
+from pymc_kameleon.core.adaptation import ScaleAdapter
+from pymc_kameleon.core.linalg import gaussian_log_pdf, gaussian_log_pdf_of_noise, proposal_cholesky
+from pymc_kameleon.core.proposals.protocol import Proposal, Transition
+
+__all__ = ["GaussianRandomWalk"]
+
+
+class _Factor:
+    """``S`` and (lazily) the Cholesky factor ``L`` of the covariance at one point."""
+
+    def __init__(self, point: np.ndarray, scatter: np.ndarray) -> None:
+        self.point = point
+        self.scatter = scatter
+        self.chol: np.ndarray | None = None
+        self.failed = False
+
+
+class GaussianRandomWalk(Proposal):
+    """Base class: ``q(. | x) = N(x, gamma^2 I + s S(x))``.
+
+    Subclasses implement :meth:`learned_covariance` (``S(x)``), :meth:`learn`, :meth:`reset`
+    and :meth:`stats`, and call :meth:`forget_covariance` when ``S`` changed (changes of
+    :attr:`scale` are noticed on their own).
+
+    Parameters
+    ----------
+    dim : int
+        Dimension of the states.
+    gamma : float
+        Standard deviation of the isotropic term.
+    scale : ScaleAdapter
+        The learned scale ``s`` (``scale.current``).
+    learn_scale : bool
+        Whether :meth:`update_scale` learns it.
+    target_accept : float
+        Target acceptance probability of the scale learning.
+    """
+
+    def __init__(
+        self, dim: int, gamma: float, scale: ScaleAdapter, learn_scale: bool, target_accept: float
+    ) -> None:
+        self.dim = int(dim)
+        self.gamma = float(gamma)
+        self.scale = scale
+        self.learn_scale = bool(learn_scale)
+        self.target_accept = float(target_accept)
+        self._cache_factors: list[_Factor] = []  # at most two: current state, last candidate
+        self._cache_log_scale = scale.log_scale
+
+    @property
+    def scaling(self) -> float:
+        """The scale ``s`` in use."""
+        return self.scale.current
+
+    def update_scale(self, transition: Transition) -> None:
+        """Robbins–Monro step of the scale toward ``target_accept * transition.target_factor``.
+
+        Nothing when the scale is not learned or another proposal made the move.
+
+        Parameters
+        ----------
+        transition : Transition
+            The iteration just finished; its ``accept_prob`` (None: leave the scale alone) and
+            ``target_factor`` (multiplier of ``target_accept``) are used.
+        """
+        if self.learn_scale and transition.accept_prob is not None:
+            self.scale.update(transition.accept_prob, self.target_accept * transition.target_factor)
+
+    def end_warmup(self) -> None:
+        """Fix the scale at its weighted warm-up average."""
+        if self.learn_scale:
+            self.scale.settle()
+
+    @abstractmethod
+    def learned_covariance(self, x: np.ndarray) -> np.ndarray:
+        """The learned, unscaled part ``S(x)`` of the covariance at ``x`` (a new array).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The point at which the proposal is built.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+            ``S(x)``, symmetric positive semi-definite; the caller may modify it.
+        """
+
+    def covariance(self, x: np.ndarray) -> np.ndarray:
+        """Covariance ``gamma^2 I + s S(x)`` of the proposal at ``x``, as it is now.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+        """
+        cov = np.array(self.learned_covariance(np.asarray(x, dtype=float)), dtype=float)
+        cov *= self.scaling
+        cov.flat[:: self.dim + 1] += self.gamma * self.gamma
+        return cov
+
+    def factor(self, scatter: np.ndarray) -> np.ndarray | None:
+        """Cholesky factor of ``gamma^2 I + s * scatter``; None if that is impossible.
+
+        Parameters
+        ----------
+        scatter : numpy.ndarray, shape (d, d)
+            A learned, unscaled covariance part ``S(x)`` (symmetric).
+
+        Returns
+        -------
+        numpy.ndarray of shape (d, d), or None
+            Lower-triangular factor (with diagonal jitter if one was needed), or None when the
+            matrix is not finite or not positive definite even with jitter.
+        """
+        try:
+            return proposal_cholesky(scatter, self.scaling, self.gamma * self.gamma)
+        except LinAlgError:
+            return None
+
+    def cholesky(self, x: np.ndarray) -> np.ndarray | None:
+        """Cholesky factor of the covariance at ``x`` (cached); None if it is not PD.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        numpy.ndarray of shape (d, d), or None
+        """
+        if self._cache_log_scale != self.scale.log_scale:
+            self._cache_log_scale = self.scale.log_scale
+            for cached in self._cache_factors:
+                cached.chol, cached.failed = None, False
+        cached = self._cached(x)
+        if cached.chol is None and not cached.failed:
+            cached.chol = self.factor(cached.scatter)
+            cached.failed = cached.chol is None
+        return cached.chol
+
+    def _cached(self, x: np.ndarray) -> _Factor:
+        for cached in self._cache_factors:
+            if cached.point is x or np.array_equal(cached.point, x):
+                return cached
+        cached = _Factor(x, self.learned_covariance(x))
+        self._cache_factors = [*self._cache_factors[-1:], cached]
+        return cached
+
+    def forget_covariance(self) -> None:
+        """Drop the cached ``S`` and factors (call when ``S`` changed)."""
+        self._cache_factors = []
+
+    def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """``x + L @ noise`` with standard normal noise; see :meth:`Proposal.propose`.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The current state (not modified).
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (d,)
+            The candidate, of the dtype of ``x``.
+        log_q_forward : float
+            ``log q(x_new | x)``.
+
+        Raises
+        ------
+        FloatingPointError
+            If the covariance at ``x`` is not finite and positive definite.
+        """
+        move, log_q = self.draw_move(x, rng)
+        # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts its input
+        return (x + move).astype(x.dtype, copy=False), log_q
+
+    def draw_move(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """A draw of ``L(x) @ noise`` and the log-density of ``x`` plus it.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        move : numpy.ndarray, shape (d,)
+        log_q : float
+
+        Raises
+        ------
+        FloatingPointError
+            If the covariance at ``x`` is not finite and positive definite.
+        """
+        chol = self.cholesky(x)
+        if chol is None:
+            raise FloatingPointError(
+                "the proposal covariance at the current state is not finite and positive "
+                "definite. Check that the model's variables are on a sensible scale, or increase "
+                "`gamma`."
+            )
+        noise = rng.standard_normal(self.dim)
+        return chol @ noise, gaussian_log_pdf_of_noise(noise, chol)
+
+    def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
+        """Gaussian log-density of ``to`` under ``N(frm, covariance(frm))``; NaN if not PD.
+
+        Parameters
+        ----------
+        to : numpy.ndarray, shape (d,)
+            The state moved to.
+        frm : numpy.ndarray, shape (d,)
+            The state moved from (the mean of the Gaussian).
+
+        Returns
+        -------
+        float
+            ``log q(to | frm)``, or NaN when the covariance at ``frm`` cannot be factorised.
+        """
+        chol = self.cholesky(frm)
+        if chol is None:
+            return float("nan")
+        return gaussian_log_pdf(to, frm, chol)

@@ -1,0 +1,238 @@
+"""SurrogateLearner and the surrogate registry, without PyMC."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from pymc_kameleon.core.hamiltonian import DiagonalMetric, leapfrog
+from pymc_kameleon.core.history import ChainHistory
+from pymc_kameleon.core.surrogates import (
+    SURROGATES,
+    FiniteScoreMatching,
+    LiteSurrogate,
+    Surrogate,
+    make_surrogate,
+)
+from pymc_kameleon.core.surrogates.learner import (
+    LearnerSettings,
+    SurrogateLearner,
+    states_in_time_order,
+)
+
+D = 2
+SETTINGS = LearnerSettings(
+    estimator="lite",
+    n_history=15,
+    n_features=12,
+    lengthscale=None,
+    lite_ridge=1.0,
+    finite_ridge=5.0,
+    diagonal_mass=False,
+    adapt_start=20,
+    refit_growth=1.5,
+    capacity=500,
+)
+
+
+def learner_with(**changes) -> SurrogateLearner:
+    return SurrogateLearner(dataclasses.replace(SETTINGS, **changes), D)
+
+
+def feed(learner: SurrogateLearner, n: int, rng, tuning: bool = True, scale=(1.0, 3.0)) -> list:
+    """Learn ``n`` Gaussian states; return the n_learned values at which learn() said True."""
+    changed = []
+    for _ in range(n):
+        x = rng.standard_normal(D) * np.asarray(scale)
+        if learner.learn(x, learner.n_learned, rng, tuning):
+            changed.append(learner.n_learned)
+    return changed
+
+
+def test_refit_schedule_and_first_fit():
+    learner, rng = learner_with(), np.random.default_rng(0)
+    feed(learner, 19, rng)
+    assert learner.surrogate is None and learner.n_basis == 0
+    assert math.isnan(learner.lengthscale)
+    changed = feed(learner, 1, rng)
+    assert changed == [20], "the first fit changes the proposal mechanism"
+    assert isinstance(learner.surrogate, LiteSurrogate) and learner.n_basis == 15
+    assert learner.next_refit == 30
+    fits = []
+    for _ in range(60):
+        before = learner.surrogate
+        feed(learner, 1, rng)
+        if learner.surrogate is not before:
+            fits.append(learner.n_learned)
+    assert fits == [30, 45, 68]
+
+
+def test_lengthscale_rechosen_when_learned_states_double():
+    learner, rng = learner_with(), np.random.default_rng(1)
+    chosen = []
+    for _ in range(100):
+        feed(learner, 1, rng)
+        if learner.lengthscale_chosen_at and learner.lengthscale_chosen_at not in chosen:
+            chosen.append(learner.lengthscale_chosen_at)
+    # refits at 20, 30, 45, 68; re-chosen once the states doubled since the last choice
+    assert chosen == [20, 45]
+    assert math.isfinite(learner.lengthscale) and learner.lengthscale > 0
+
+
+def test_fixed_lengthscale_and_no_learning_after_warmup():
+    learner, rng = learner_with(lengthscale=0.7, diagonal_mass=True), np.random.default_rng(2)
+    feed(learner, 40, rng)
+    assert learner.lengthscale == 0.7
+    mass = learner.metric.inv_mass_diag.copy()
+    feed(learner, 40, rng, tuning=False, scale=(10.0, 10.0))  # refits at 45 and 68
+    assert learner.lengthscale == 0.7
+    assert np.array_equal(learner.metric.inv_mass_diag, mass), "mass frozen after warm-up"
+
+
+def test_diagonal_mass_is_the_history_variance():
+    learner, rng = learner_with(diagonal_mass=True), np.random.default_rng(3)
+    feed(learner, 20, rng)
+    history = learner.history
+    expected = np.var(history.values[: history.size], axis=0)
+    np.testing.assert_allclose(learner.metric.inv_mass_diag, expected, rtol=1e-12)
+    assert expected[1] > 3 * expected[0]
+
+
+def test_auto_switches_to_finite_and_restarts_the_step_size():
+    learner, rng = learner_with(estimator="auto"), np.random.default_rng(4)
+    changed = feed(learner, 45, rng)
+    # 2 * n_features = 24 learned states: lite at 20, finite from the refit at 30
+    assert changed == [20, 30]
+    assert learner.active_estimator == "finite"
+    assert isinstance(learner.surrogate, FiniteScoreMatching) and learner.n_basis == 12
+
+
+def test_finite_absorbs_every_state_online():
+    learner, rng = learner_with(estimator="finite", lengthscale=1.0), np.random.default_rng(5)
+    feed(learner, 20, rng)
+    fitted = learner.surrogate
+    assert fitted.n_states == 20
+    feed(learner, 9, rng)
+    assert learner.surrogate is fitted and fitted.n_states == 29
+    feed(learner, 1, rng)  # refit at 30 keeps the online fit: same length scale
+    assert learner.surrogate is fitted and fitted.n_states == 30
+
+
+@pytest.mark.parametrize(("factor", "beta"), [(0.5, 0.5), (2.0, 1.0)])
+def test_calibration_learns_beta_after_enough_proposals(factor, beta):
+    # beta is the least-squares factor, capped at 1 (a surrogate is never made steeper)
+    learner, rng = learner_with(lengthscale=1.0), np.random.default_rng(6)
+    feed(learner, 20, rng)
+    points = rng.standard_normal((30, D))
+    for i in range(25):
+        x, x_new = points[i], points[i + 1]
+        df = learner.surrogate.value(x_new) - learner.surrogate.value(x)
+        learner.calibrate(x, x_new, factor * df)
+        if i < 18:
+            assert learner.surrogate_scale == 1.0
+    assert learner.surrogate_scale == pytest.approx(beta)
+    learner.calibrate(points[0], points[1], math.nan)  # ignored
+    assert learner.calibration_sums[2] == 25
+
+
+def test_initial_history_is_learned_without_a_fit():
+    learner, rng = learner_with(), np.random.default_rng(7)
+    rows = rng.standard_normal((40, D))
+    learner.enter_initial_history(rows, rng)
+    assert learner.n_learned == 40 and learner.surrogate is None
+    assert np.array_equal(learner.history.iterations[:40], np.arange(-40, 0))
+    assert learner.next_refit == 60
+    assert learner.refit(rng, learn=True) is True
+    assert learner.surrogate is not None
+
+
+def test_equality_and_copies():
+    learner, rng = learner_with(), np.random.default_rng(8)
+    assert learner == copy.deepcopy(learner), "NaN length scale equals itself"
+    feed(learner, 25, rng)
+    clone = copy.deepcopy(learner)
+    assert clone == learner
+    feed(clone, 1, rng)
+    assert clone != learner
+
+
+def test_trajectory_before_a_fit_is_a_straight_line_and_after_matches_the_gradient():
+    learner, rng = learner_with(lengthscale=1.0), np.random.default_rng(9)
+    q, p = np.zeros(D), np.array([1.0, -2.0])
+    path = learner.trajectory(q, p, 0.1, 10)
+    np.testing.assert_allclose(path.q, q + 1.0 * p)
+    feed(learner, 20, rng)
+    learner.surrogate_scale = 0.5
+    fast = learner.trajectory(q, p, 0.1, 10)
+    slow = leapfrog(q, p, learner.gradient, 0.1, 10)
+    np.testing.assert_allclose(fast.q, slow.q, atol=1e-12)
+    np.testing.assert_allclose(fast.p, slow.p, atol=1e-12)
+
+
+def test_states_in_time_order():
+    history, rng = ChainHistory(1, 50), np.random.default_rng(10)
+    for t in range(30):
+        history.record(np.array([float(t)]), t, rng)
+    assert np.array_equal(states_in_time_order(history, 100, rng)[:, 0], np.arange(30.0))
+    some = states_in_time_order(history, 10, rng)[:, 0]
+    assert some.size == 10 and np.all(np.diff(some) > 0)
+
+
+def test_registry_fits_by_name():
+    history, rng = ChainHistory(D, 100), np.random.default_rng(11)
+    for t in range(40):
+        history.record(rng.standard_normal(D), t, rng)
+    for name, cls in SURROGATES.items():
+        fitted = make_surrogate(name, history, rng, lengthscale=1.0, n_basis=10, ridge=1.0)
+        assert isinstance(fitted, cls) and isinstance(fitted, Surrogate)
+        assert fitted.n_basis == 10
+    with pytest.raises(ValueError, match="unknown surrogate"):
+        make_surrogate("exact", history, rng, lengthscale=1.0, n_basis=10, ridge=1.0)
+
+
+def test_generic_trajectory_of_a_new_surrogate():
+    class Quadratic(Surrogate):
+        """``f(x) = -|x|^2 / 2``: a standard normal."""
+
+        n_basis = 0
+
+        @classmethod
+        def from_history(cls, history, rng, *, lengthscale, n_basis, ridge):
+            return cls()
+
+        def value(self, x):
+            return -0.5 * float(np.dot(x, x))
+
+        def gradient(self, x):
+            return -np.asarray(x, dtype=float)
+
+    q, p = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    metric = DiagonalMetric(np.array([1.0, 4.0]))
+    result = Quadratic().trajectory(q, p, 0.1, 5, metric, 2.0)
+    expected = leapfrog(q, p, lambda x: -2.0 * x, 0.1, 5, metric.inv_mass_diag)
+    assert np.array_equal(result.q, expected.q) and np.array_equal(result.p, expected.p)
+
+
+def test_surrogates_import_only_the_numpy_core():
+    """The learner is testable without PyMC: core/surrogates imports nothing above core."""
+    import ast
+    from pathlib import Path
+
+    import pymc_kameleon.core.surrogates as package
+
+    allowed = ("numpy", "scipy", "pymc_kameleon.core", "__future__", "abc", "dataclasses",
+               "math", "typing")  # fmt: skip
+    for path in Path(package.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                assert name.startswith(allowed), f"{path.name} imports {name}"

@@ -1,0 +1,173 @@
+"""The documentation is executable: its code runs, and every sampler statistic is explained.
+
+Every fenced ```` ```python ```` block of README.md and docs/**/*.md is run, page by page in one
+namespace (a page may build on its earlier blocks), with ``pm.sample`` capped to a tiny budget.
+Fragments that are not meant to run stand in ```` ```py ```` or ``{code-block}`` fences.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import ClassVar
+
+import arviz as az
+import numpy as np
+import pymc as pm
+import pytest
+
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+PAGES = [p for p in PAGES if "_build" not in p.parts and "gallery" not in p.parts]
+PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def python_blocks(page: Path) -> list[str]:
+    """The page's python blocks, each padded with blank lines so tracebacks show page lines."""
+    text = page.read_text()
+    return [
+        "\n" * text.count("\n", 0, match.start(1)) + match.group(1)
+        for match in PYTHON_BLOCK.finditer(text)
+    ]
+
+
+@pytest.fixture
+def tiny_sample(monkeypatch):
+    """``pm.sample`` with at most 2 chains x (150 + 40) iterations, on one core, quietly."""
+    real_sample = pm.sample
+
+    def capped(*args, **kwargs):
+        kwargs["tune"] = min(int(kwargs.get("tune", 1000)), 150)
+        kwargs["draws"] = min(int(kwargs.get("draws", args[0] if args else 1000)), 40)
+        kwargs["chains"] = min(int(kwargs.get("chains", 2)), 2)
+        kwargs.update(cores=1, progressbar=False, compute_convergence_checks=False)
+        return real_sample(**kwargs)
+
+    monkeypatch.setattr(pm, "sample", capped)
+
+
+def test_pages_have_code():
+    pages_with_code = {p.name for p in PAGES if python_blocks(p)}
+    assert {"README.md", "getting-started.md", "black-box.md", "noisy-likelihood.md"} <= (
+        pages_with_code
+    )
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p)], ids=lambda p: p.name)
+def test_page_code_runs(page, tiny_sample, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    monkeypatch.chdir(tmp_path)  # anything a page writes lands here
+    namespace: dict = {"__name__": f"docs_{page.stem}"}
+    try:
+        for block in python_blocks(page):
+            exec(compile(block, str(page), "exec"), namespace)
+    finally:
+        plt.close("all")
+
+
+@pytest.mark.slow
+def test_readme_quick_start_meets_its_own_criteria(tmp_path, monkeypatch, capsys):
+    """The quick start, at its real budget, passes the rule its own comment states."""
+    block = python_blocks(ROOT / "README.md")[0]
+    assert "r_hat < 1.01 and ess_bulk > 400" in block
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "readme_quick_start"}
+    exec(compile(block, str(ROOT / "README.md"), "exec"), namespace)
+    summary = az.summary(namespace["idata"], kind="diagnostics", round_to="none")
+    with capsys.disabled():
+        print(f"\nREADME quick start at full budget:\n{summary}")
+    assert (summary["r_hat"] < 1.01).all(), summary
+    assert (summary["ess_bulk"] > 400).all(), summary
+
+
+STEP_CLASSES = (KameleonStep, KMCStep, AdaptiveMetropolis)
+NOISY_ONLY = {"noise_sd"}
+
+
+def declared_stats(cls) -> set[str]:
+    return set(cls.stats_dtypes_shapes) | NOISY_ONLY | {"tune"}
+
+
+@pytest.mark.parametrize("cls", STEP_CLASSES, ids=lambda c: c.__name__)
+def test_every_stat_is_in_the_docstring(cls):
+    stats = declared_stats(cls) - {"tune"}
+    missing = {name for name in stats if f"``{name}``" not in cls.__doc__}
+    assert not missing, f"{cls.__name__} docstring does not explain {sorted(missing)}"
+
+
+def stats_page_tables() -> dict[str, set[str]]:
+    """Stat names in the tables of docs/stats.md, per section."""
+    tables: dict[str, set[str]] = {}
+    section = None
+    for line in (ROOT / "docs" / "stats.md").read_text().splitlines():
+        if line.startswith("## "):
+            section = line[3:].strip()
+        match = re.match(r"^\| `(\w+)` \|", line)
+        if match and section:
+            tables.setdefault(section, set()).add(match.group(1))
+    return tables
+
+
+@pytest.mark.parametrize("cls", STEP_CLASSES, ids=lambda c: c.__name__)
+def test_every_stat_is_on_the_stats_page(cls):
+    tables = stats_page_tables()
+    documented = tables["Statistics of every step"] | tables[cls.__name__]
+    missing = declared_stats(cls) - documented
+    assert not missing, f"docs/stats.md does not explain {sorted(missing)} of {cls.__name__}"
+
+
+def test_stats_page_documents_no_stat_that_does_not_exist():
+    tables = stats_page_tables()
+    every = set().union(*(declared_stats(cls) for cls in STEP_CLASSES))
+    listed = set().union(*tables.values())
+    assert listed <= every, sorted(listed - every)
+
+
+def test_stats_page_catches_a_missing_stat(monkeypatch):
+    """Negative control: a step with an undocumented stat fails the check."""
+
+    class Undocumented(KameleonStep):
+        stats_dtypes_shapes: ClassVar = {
+            **KameleonStep.stats_dtypes_shapes,
+            "mystery": (np.float64, []),
+        }
+
+    tables = stats_page_tables()
+    documented = tables["Statistics of every step"] | tables["KameleonStep"]
+    assert declared_stats(Undocumented) - documented == {"mystery"}
+
+
+def conf_settings(*names: str) -> dict:
+    """Literal top-level assignments of docs/conf.py, read without running it."""
+    tree = ast.parse((ROOT / "docs" / "conf.py").read_text())
+    found = {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        value = getattr(node, "value", None)
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id in names and value is not None:
+                found[target.id] = ast.literal_eval(value)
+    return found
+
+
+def test_mathjax_is_shipped_not_fetched():
+    """The docs render formulas offline: mathjax_path is a file in html_static_path, no URL."""
+    conf = conf_settings("extensions", "mathjax_path", "html_static_path")
+    assert "sphinx.ext.mathjax" in conf["extensions"]
+    path = conf["mathjax_path"]
+    assert "://" not in path and not path.startswith("//"), f"mathjax_path is a URL: {path}"
+    candidates = [ROOT / "docs" / static / path for static in conf["html_static_path"]]
+    existing = [c for c in candidates if c.is_file()]
+    assert existing, f"{path} is in none of the static folders {conf['html_static_path']}"
+    script = existing[0]
+    assert script.stat().st_size > 1_000_000  # the whole single-file build, not a stub
+    assert "MathJax" in script.read_text(errors="replace")[:200_000]
+    assert (script.parent / "LICENSE").is_file()

@@ -1,0 +1,445 @@
+"""The statistical test cases: a model with an exact answer, a step, a budget and a seed.
+
+One registry serves the tests (``test_stat_*.py``) and the seed sweep
+(``benchmarks/seed_sweep.py``), so the sweep measures exactly what the tests check. Every case
+compares sample means, variances and quantiles with exact values in Monte Carlo standard errors
+(:func:`pymc_kameleon.diagnostics.mcse_zscores`); a test passes when every ``|z| < Z_TOL``. A
+negative control is a deliberately wrong sampler that the same check must reject by more than
+``2 * Z_TOL``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pymc as pm
+from pymc.blocking import DictToArrayBijection, RaveledVars
+from scipy import stats
+
+from pymc_kameleon import (
+    AdaptiveMetropolis,
+    KameleonStep,
+    KMCStep,
+    estimator_potential,
+    noisy_potential,
+)
+from pymc_kameleon.core.hamiltonian import log_accept_ratio
+from pymc_kameleon.core.kernels import GaussianKernel
+from pymc_kameleon.core.proposals import (
+    AdaptiveCovarianceProposal,
+    KameleonProposal,
+    MixtureProposal,
+    Proposal,
+)
+from pymc_kameleon.diagnostics import ZScores, mcse_zscores
+from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHStep
+
+Z_TOL = 4.0
+QUANTILES = (0.1, 0.5, 0.9)
+CHAINS = 4
+
+
+@dataclass(frozen=True)
+class Truth:
+    """Exact mean, variance and quantiles of every coordinate of ``x``."""
+
+    mean: np.ndarray
+    variance: np.ndarray
+    quantiles: dict[float, np.ndarray]
+
+
+@dataclass(frozen=True)
+class StatCase:
+    """One statistical check: sample ``model()`` with ``step()`` and compare with ``truth()``."""
+
+    name: str
+    model: Callable[[], pm.Model]
+    step: Callable[[], Any]
+    truth: Callable[[], Truth]
+    tune: int
+    draws: int
+    seed: int
+    negative_control: bool = False
+    checks: tuple[Callable[[Any], None], ...] = field(default=())
+
+
+def sample(case: StatCase, seed: int):
+    """Run the case's sampler at ``seed`` (4 chains on 2 processes)."""
+    with case.model():
+        return pm.sample(
+            tune=case.tune,
+            draws=case.draws,
+            chains=CHAINS,
+            cores=2,
+            step=case.step(),
+            random_seed=seed,
+            progressbar=False,
+            compute_convergence_checks=False,
+        )
+
+
+def draws_of(idata) -> np.ndarray:
+    """Posterior draws of ``x`` as (chain, draw, d)."""
+    return np.asarray(idata["posterior"]["x"].values)
+
+
+def zscores(case: StatCase, idata) -> ZScores:
+    """The case's z-scores for one run."""
+    truth = case.truth()
+    return mcse_zscores(
+        draws_of(idata), mean=truth.mean, variance=truth.variance, quantiles=truth.quantiles
+    )
+
+
+def gaussian_truth(mean: np.ndarray, var: np.ndarray) -> Truth:
+    sd = np.sqrt(var)
+    return Truth(mean, var, {q: mean + sd * stats.norm.ppf(q) for q in QUANTILES})
+
+
+# --------------------------------------------------------------------------------------------
+# invariance of a frozen kernel
+@dataclass(frozen=True)
+class InvarianceCase:
+    """Exactness of a tuned kernel, free of mixing: exact draws must stay exact.
+
+    The step is tuned by the loop PyMC runs (``tune`` iterations with ``step.tune`` set, then
+    ``stop_tuning``), then frozen. Each of ``n_starts`` independent exact draws is moved
+    ``n_steps`` times by the frozen kernel; a kernel that leaves the posterior invariant maps
+    exact draws to exact draws, so the endpoints are independent exact draws whatever the
+    mixing, and their means, variances and quantiles are compared with the exact values in
+    standard errors. A long-run test conflates a wrong kernel with a slowly mixing one (whose
+    MCSE estimates are unreliable); this one isolates the first.
+    """
+
+    name: str
+    model: Callable[[], pm.Model]
+    step: Callable[[], Any]
+    exact_sample: Callable[[int, int], np.ndarray]  # (n, seed) -> (n, d) exact draws
+    truth: Callable[[], Truth]
+    tune: int
+    n_starts: int
+    n_steps: int
+    seed: int
+    negative_control: bool = False
+    # sets the step's stored state for an exact start x (pseudo-marginal: x with its noise drawn
+    # from the law it has under the extended target); None: the step evaluates x itself
+    exact_state: Callable[[Any, np.ndarray, np.random.Generator], None] | None = None
+
+
+def tuned_step(case: InvarianceCase, seed: int):
+    """The case's step after ``case.tune`` warm-up iterations from the initial point, frozen."""
+    model = case.model()
+    with model:
+        step = case.step()
+    step.set_rng(np.random.default_rng(seed))
+    start = model.initial_point()
+    q = DictToArrayBijection.map({v.name: start[v.name] for v in step.vars})
+    step.tune = True
+    for _ in range(case.tune):
+        q, _ = step.astep(q)
+    step.stop_tuning()
+    step.tune = False
+    return step, q.point_map_info
+
+
+def invariance_draws(case: InvarianceCase, seed: int) -> np.ndarray:
+    """Endpoints of ``n_steps`` frozen-kernel moves from exact starts, as (CHAINS, n, d)."""
+    step, info = tuned_step(case, seed)
+    starts = case.exact_sample(case.n_starts, seed + 1_000_003)
+    noise_rng = np.random.default_rng(seed + 2_000_003)
+    ends = np.empty_like(starts)
+    for i, x in enumerate(starts):
+        q = RaveledVars(np.array(x, dtype=float), info)
+        if case.exact_state is not None:
+            case.exact_state(step, q.data, noise_rng)
+        for _ in range(case.n_steps):
+            q, _ = step.astep(q)
+        ends[i] = q.data
+    # independent endpoints: split into CHAINS groups only to reuse the MCSE machinery
+    return ends.reshape(CHAINS, -1, ends.shape[-1])
+
+
+def invariance_zscores(case: InvarianceCase, draws: np.ndarray) -> ZScores:
+    truth = case.truth()
+    return mcse_zscores(draws, mean=truth.mean, variance=truth.variance, quantiles=truth.quantiles)
+
+
+# --------------------------------------------------------------------------------------------
+# a 5-D correlated Gaussian
+def correlated_gaussian(dim: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(dim, dim))
+    return 0.5 * np.arange(dim), a @ a.T / dim + 0.1 * np.eye(dim)
+
+
+def gaussian_model() -> pm.Model:
+    mean, cov = correlated_gaussian()
+    with pm.Model() as model:
+        pm.MvNormal("x", mu=mean, cov=cov)
+    return model
+
+
+def gaussian_exact() -> Truth:
+    mean, cov = correlated_gaussian()
+    return gaussian_truth(mean, np.diag(cov))
+
+
+# --------------------------------------------------------------------------------------------
+# 2-D banana B(b, v): X ~ N(0, diag(v, 1)), Y2 = X2 + b (X1^2 - v); mean 0, quantiles and
+# variances from a large exact sample
+def banana_model(b: float, v: float) -> pm.Model:
+    with pm.Model() as model:
+        x = pm.Flat("x", shape=2)
+        y2 = x[1] - b * (x[0] ** 2 - v)
+        pm.Potential("banana", -0.5 * (x[0] ** 2 / v + y2**2))
+    return model
+
+
+def banana_exact_sample(b: float, v: float, n: int = 2_000_000, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 2))
+    x[:, 0] *= np.sqrt(v)
+    x[:, 1] += b * (x[:, 0] ** 2 - v)
+    return x
+
+
+@functools.cache
+def banana_exact(b: float, v: float) -> Truth:
+    exact = banana_exact_sample(b, v)
+    quantiles = {q: np.quantile(exact, q, axis=0) for q in QUANTILES}
+    return Truth(np.zeros(2), exact.var(axis=0), quantiles)
+
+
+def gaussianise_banana(y: np.ndarray, b: float, v: float) -> np.ndarray:
+    out = np.array(y, dtype=float, copy=True)
+    out[..., 1] = y[..., 1] - b * (y[..., 0] ** 2 - v)
+    out[..., 0] = y[..., 0] / np.sqrt(v)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# pseudo-marginal: x ~ N(0, I_2), likelihood N(y | x, I_2) seen through the unbiased estimate
+# p_hat = N(y | x, I) exp(s z - s^2 / 2), z ~ N(0, 1); the posterior is N(y / 2, I / 2)
+Y_OBS = np.array([1.0, -0.5])
+NOISE_SD = 1.2
+
+
+def gaussian_log_likelihood(x):
+    return pm.logp(pm.Normal.dist(x, 1.0), Y_OBS).sum()
+
+
+def noisy_gaussian_estimate(theta: np.ndarray, rng: np.random.Generator) -> float:
+    """NumPy black-box form of the estimate."""
+    exact = -0.5 * float(np.sum((theta - Y_OBS) ** 2)) - np.log(2 * np.pi)
+    return exact + NOISE_SD * rng.standard_normal() - NOISE_SD**2 / 2
+
+
+def noisy_gaussian_model(form: str) -> pm.Model:
+    with pm.Model() as model:
+        x = pm.Normal("x", 0.0, 1.0, shape=2)
+        if form == "native":
+            z = pm.Normal.dist(0.0, 1.0)
+            noisy_potential("loglike", gaussian_log_likelihood(x) + NOISE_SD * z - NOISE_SD**2 / 2)
+        else:
+            estimator_potential("loglike", noisy_gaussian_estimate, x)
+    return model
+
+
+def noisy_gaussian_exact_sample(n: int, seed: int) -> np.ndarray:
+    """Exact posterior draws N(y / 2, I / 2)."""
+    rng = np.random.default_rng(seed)
+    return Y_OBS / 2 + np.sqrt(0.5) * rng.normal(size=(n, 2))
+
+
+def native_exact_state(step, x: np.ndarray, rng: np.random.Generator) -> None:
+    """Store ``x`` with noise from its law under the extended target, and that estimate.
+
+    The pseudo-marginal chain targets ``p(x) N(z) exp(s z - s^2 / 2)``: given ``x`` the noise
+    is ``z ~ N(s, 1)``, not ``N(0, 1)`` (an exact ``x`` with fresh noise is not an exact state).
+    """
+    noise = [np.asarray(rng.normal(NOISE_SD, 1.0))]
+    step.x_current = np.array(x, copy=True)
+    step.noise_current = noise
+    step.logp_current = step._noisy_logp(step.x_current, noise)  # the step's own f(x, u)
+
+
+def check_noise_sd(idata) -> None:
+    noise_sd = idata["sample_stats"]["noise_sd"].values[:, -1]
+    assert np.all(np.abs(noise_sd - NOISE_SD) < 0.5), noise_sd
+
+
+# --------------------------------------------------------------------------------------------
+# negative controls (deliberately wrong samplers)
+class ClaimsSymmetry(Proposal):
+    """Test-only wrapper: a proposal that claims to be symmetric, so the step drops the Hastings
+    term ``log q(x | x*) - log q(x* | x)`` (wrong for a state-dependent proposal)."""
+
+    symmetric = True
+
+    def __init__(self, inner: Proposal) -> None:
+        self.inner = inner
+        self.stats_dtypes = inner.stats_dtypes
+
+    def propose(self, x, rng):
+        return self.inner.propose(x, rng)
+
+    def log_density(self, to, frm):
+        return self.inner.log_density(to, frm)
+
+    def learn(self, transition, rng):
+        self.inner.learn(transition, rng)
+
+    def end_warmup(self):
+        self.inner.end_warmup()
+
+    def reset(self):
+        self.inner.reset()
+
+    def stats(self):
+        return self.inner.stats()
+
+
+def without_hastings(step: AdaptiveMHStep) -> AdaptiveMHStep:
+    """The step with its proposal wrapped in :class:`ClaimsSymmetry` (wrong)."""
+    step.proposal = ClaimsSymmetry(step.proposal)
+    return step
+
+
+def kameleon_am_mixture(kameleon_weight: float = 0.8) -> AdaptiveMHStep:
+    """Metropolis–Hastings over a Kameleon (bandwidth 1) + adaptive-covariance mixture."""
+
+    def make(dim: int) -> MixtureProposal:
+        kameleon = KameleonProposal(dim, kernel=GaussianKernel(1.0), median_bandwidth=False)
+        covariance = AdaptiveCovarianceProposal(dim)
+        return MixtureProposal([(kameleon, kameleon_weight), (covariance, 1.0 - kameleon_weight)])
+
+    return AdaptiveMHStep(proposal=make)
+
+
+class KMCAcceptingWithSurrogate(KMCStep):
+    """The Metropolis test uses the surrogate, not the target (wrong)."""
+
+    def log_accept_ratio(self, x, trajectory, logp_new, kinetic_start):
+        if self.surrogate is None:
+            return super().log_accept_ratio(x, trajectory, logp_new, kinetic_start)
+        valid = trajectory.finite and math.isfinite(logp_new)
+        surrogate_new = self.surrogate.value(trajectory.q) if valid else -math.inf
+        return log_accept_ratio(
+            surrogate_new, self.surrogate.value(x), trajectory.p, kinetic_start,
+            self.learner.metric, finite=trajectory.finite,
+        )  # fmt: skip
+
+
+class MonteCarloWithinMetropolis(KameleonStep):
+    """Re-estimates the current state every iteration (biased on pseudo-marginal models)."""
+
+    def refresh_current(self, x0):
+        self.x_current = None  # forget the stored estimate: a fresh one with new noise (wrong)
+        return super().refresh_current(x0)
+
+
+# --------------------------------------------------------------------------------------------
+def _cases() -> dict[str, StatCase]:
+    gaussian = {"model": gaussian_model, "truth": gaussian_exact, "seed": 20261121}
+    kamh_budget = {"tune": 2000, "draws": 8000}
+    kmc_budget = {"tune": 2000, "draws": 6000}
+    post_var = np.full(2, 0.5)
+    pm_truth = functools.partial(gaussian_truth, Y_OBS / 2, post_var)
+    noisy = {"truth": pm_truth, "tune": 1000, "draws": 15000, "seed": 20261121,
+             "checks": (check_noise_sd,)}  # fmt: skip
+    native = functools.partial(noisy_gaussian_model, "native")
+    blackbox = functools.partial(noisy_gaussian_model, "blackbox")
+    cases = [
+        StatCase("gaussian-kameleon", step=KameleonStep, **gaussian, **kamh_budget),
+        StatCase("gaussian-kameleon-bandwidth1",
+                 step=lambda: KameleonStep(bandwidth=1.0), **gaussian, **kamh_budget),
+        StatCase("gaussian-kameleon-matern52",
+                 step=lambda: KameleonStep(kernel="matern52"), **gaussian, **kamh_budget),
+        StatCase("gaussian-kameleon-vanishing",
+                 step=lambda: KameleonStep(adaptation="vanishing"), **gaussian, **kamh_budget),
+        StatCase("gaussian-am-ls",
+                 step=lambda: AdaptiveMetropolis(scale="learn"), **gaussian, **kamh_budget),
+        StatCase("gaussian-am-fs",
+                 step=lambda: AdaptiveMetropolis(scale="fixed"), **gaussian, **kamh_budget),
+        StatCase("gaussian-kameleon-no-hastings",
+                 step=lambda: without_hastings(KameleonStep(bandwidth=1.0)),
+                 negative_control=True, **gaussian, **kamh_budget),
+        StatCase("gaussian-mixture-kameleon-am", step=kameleon_am_mixture,
+                 **gaussian, **kamh_budget),
+        StatCase("gaussian-mixture-kameleon-am-no-hastings",
+                 step=lambda: without_hastings(kameleon_am_mixture()), negative_control=True,
+                 **gaussian, **kamh_budget),
+        StatCase("gaussian-kmc-lite",
+                 step=lambda: KMCStep(estimator="lite"), **gaussian, **kmc_budget),
+        StatCase("gaussian-kmc-finite",
+                 step=lambda: KMCStep(estimator="finite"), **gaussian, **kmc_budget),
+        StatCase("pm-kameleon-blackbox", model=blackbox, step=KameleonStep, **noisy),
+        StatCase("pm-am-native", model=native, step=AdaptiveMetropolis, **noisy),
+        StatCase("pm-kmc-blackbox", model=blackbox,
+                 step=lambda: KMCStep(n_steps_range=(5, 20)), **noisy),
+        StatCase("pm-monte-carlo-within-metropolis", model=native,
+                 step=MonteCarloWithinMetropolis, negative_control=True, **noisy),
+    ]  # fmt: skip
+    return {case.name: case for case in cases}
+
+
+CASES: dict[str, StatCase] = _cases()
+
+
+def _invariance_cases() -> dict[str, InvarianceCase]:
+    b4 = {
+        "model": functools.partial(banana_model, 0.1, 4.0),
+        "exact_sample": lambda n, seed: banana_exact_sample(0.1, 4.0, n, seed),
+        "truth": functools.partial(banana_exact, 0.1, 4.0),
+        "tune": 1500,
+        "n_starts": 8000,
+        "n_steps": 20,
+        "seed": 7,
+    }
+    b25 = {
+        **b4,
+        "model": functools.partial(banana_model, 0.1, 25.0),
+        "exact_sample": lambda n, seed: banana_exact_sample(0.1, 25.0, n, seed),
+        "truth": functools.partial(banana_exact, 0.1, 25.0),
+        "tune": 3000,
+    }
+    native = {
+        **b4,
+        "model": functools.partial(noisy_gaussian_model, "native"),
+        "exact_sample": noisy_gaussian_exact_sample,
+        "truth": functools.partial(gaussian_truth, Y_OBS / 2, np.full(2, 0.5)),
+        "tune": 1000,
+        "seed": 20261121,
+        "exact_state": native_exact_state,
+    }
+    cases = [
+        InvarianceCase("banana25-kameleon-invariance", step=KameleonStep, **b25),
+        InvarianceCase("banana25-am-ls-invariance", step=AdaptiveMetropolis, **b25),
+        InvarianceCase("banana25-kameleon-no-hastings-invariance",
+                       step=lambda: without_hastings(KameleonStep()),
+                       negative_control=True, **b25),
+        InvarianceCase("pm-kameleon-native-invariance", step=KameleonStep, **native),
+        InvarianceCase("pm-monte-carlo-within-metropolis-invariance",
+                       step=MonteCarloWithinMetropolis, negative_control=True, **native),
+        InvarianceCase("banana4-kmc-lite-invariance",
+                       step=lambda: KMCStep(estimator="lite"), **b4),
+        InvarianceCase("banana4-kmc-finite-invariance",
+                       step=lambda: KMCStep(estimator="finite"), **b4),
+        InvarianceCase("banana4-kmc-surrogate-accept-invariance",
+                       step=lambda: KMCAcceptingWithSurrogate(estimator="finite"),
+                       negative_control=True, **b4),
+    ]  # fmt: skip
+    return {case.name: case for case in cases}
+
+
+INVARIANCE_CASES: dict[str, InvarianceCase] = _invariance_cases()
+
+
+def names(prefix: str, negative: bool = False) -> list[str]:
+    """Names of the cases that start with ``prefix`` (positive cases, or negative controls)."""
+    return [n for n, c in CASES.items() if n.startswith(prefix) and c.negative_control == negative]
