@@ -111,6 +111,105 @@ def _z(diff: np.ndarray, *mcses: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(z), z, np.inf)
 
 
+@dataclass(frozen=True)
+class _Comparison:
+    """A run's summary beside the reference's, with every rule's per-scalar z-scores."""
+
+    run: dict[str, np.ndarray]
+    ref: dict[str, np.ndarray]
+    below: np.ndarray
+    above: np.ndarray
+    z_mean: np.ndarray
+    z_sd: np.ndarray
+    z_lo: np.ndarray
+    z_hi: np.ndarray
+
+
+def _compare(draws: np.ndarray, ref: dict[str, np.ndarray], tail_prob: float) -> _Comparison:
+    """Summarise finite ``(chain, draw, k)`` draws and z-score them against ``ref``."""
+    run = summarise(draws)
+    pooled = draws.reshape(-1, draws.shape[-1])
+    p = tail_prob
+    below = np.mean(pooled < ref["q05"], axis=0)
+    above = np.mean(pooled > ref["q95"], axis=0)
+    z_mean = _z(run["mean"] - ref["mean"], run["mcse_mean"], ref["mcse_mean"])
+    z_sd = _z(run["sd"] - ref["sd"], run["mcse_sd"], ref["mcse_sd"])
+    var_tail = p * (1 - p)
+    z_lo = _z(below - p, np.sqrt(var_tail / run["ess_q05"]), np.sqrt(var_tail / ref["ess_q05"]))
+    z_hi = _z(above - p, np.sqrt(var_tail / run["ess_q95"]), np.sqrt(var_tail / ref["ess_q95"]))
+    return _Comparison(run, ref, below, above, z_mean, z_sd, z_lo, z_hi)
+
+
+def _row(c: _Comparison, j: int, label: str) -> dict[str, Any]:
+    """The per-scalar details of scalar ``j`` for :attr:`Score.rows`."""
+    run, ref = c.run, c.ref
+    return {
+        "label": label,
+        "mean": run["mean"][j],
+        "ref_mean": ref["mean"][j],
+        "z_mean": c.z_mean[j],
+        "sd": run["sd"][j],
+        "ref_sd": ref["sd"][j],
+        "sd_ratio": run["sd"][j] / ref["sd"][j],
+        "z_sd": c.z_sd[j],
+        "below_q05": c.below[j],
+        "above_q95": c.above[j],
+        "z_tail": max(abs(c.z_lo[j]), abs(c.z_hi[j])),
+        "ess_bulk": run["ess_bulk"][j],
+        "rhat": run["rhat"][j],
+    }
+
+
+def _scalar_reasons(c: _Comparison, j: int, label: str, tol: Tolerances) -> list[str]:
+    """Failed mean, sd and tail rules of scalar ``j`` (in that order)."""
+    run, ref = c.run, c.ref
+    reasons: list[str] = []
+    if abs(c.z_mean[j]) > tol.mean_z:
+        reasons.append(
+            f"mean of {label}: {run['mean'][j]:.4g} vs reference {ref['mean'][j]:.4g}, "
+            f"|z| = {abs(c.z_mean[j]):.1f} > {tol.mean_z:g}"
+        )
+    if abs(c.z_sd[j]) > tol.sd_z:
+        reasons.append(
+            f"sd of {label}: ratio {run['sd'][j] / ref['sd'][j]:.3f} to the reference, "
+            f"|z| = {abs(c.z_sd[j]):.1f} > {tol.sd_z:g}"
+        )
+    for side, frac, z in (("below the 5 %", c.below, c.z_lo), ("above the 95 %", c.above, c.z_hi)):
+        if abs(z[j]) > tol.tail_z:
+            reasons.append(
+                f"tail of {label}: {100 * frac[j]:.1f} % of draws {side} reference quantile, "
+                f"|z| = {abs(z[j]):.1f} > {tol.tail_z:g}"
+            )
+    return reasons
+
+
+def _convergence(
+    labels: list[str], run: dict[str, np.ndarray], chains: int, tol: Tolerances
+) -> tuple[float, float, list[str]]:
+    """Min bulk ESS and max R-hat over all scalars, and their failed rules (R-hat: 2+ chains)."""
+    reasons: list[str] = []
+    ess = run["ess_bulk"]
+    min_ess = float(np.nanmin(ess)) if np.any(np.isfinite(ess)) else np.nan
+    if not min_ess >= tol.min_ess:
+        worst = labels[int(np.nanargmin(ess))] if np.isfinite(min_ess) else "all"
+        reasons.append(f"min bulk ESS {min_ess:.1f} < {tol.min_ess:g} ({worst})")
+    rhat = run["rhat"]
+    max_rhat = float(np.nanmax(rhat)) if np.any(np.isfinite(rhat)) else np.nan
+    if chains > 1 and not max_rhat <= tol.max_rhat:
+        worst = labels[int(np.nanargmax(rhat))] if np.isfinite(max_rhat) else "all"
+        reasons.append(f"max R-hat {max_rhat:.3f} > {tol.max_rhat:g} ({worst})")
+    return min_ess, max_rhat, reasons
+
+
+def _worst_z(c: _Comparison) -> dict[str, float]:
+    """Largest ``|z|`` of each rule over all scalars."""
+    return {
+        "mean": float(np.max(np.abs(c.z_mean))),
+        "sd": float(np.max(np.abs(c.z_sd))),
+        "tail": float(max(np.max(np.abs(c.z_lo)), np.max(np.abs(c.z_hi)))),
+    }
+
+
 def score_draws(
     labels: list[str], draws: np.ndarray, reference: Any, tol: Tolerances = Tolerances()
 ) -> Score:
@@ -136,68 +235,12 @@ def score_draws(
     if not np.all(np.isfinite(draws)):
         bad = [lab for j, lab in enumerate(labels) if not np.all(np.isfinite(draws[..., j]))]
         return Score(False, [f"non-finite draws in {', '.join(bad)}"], np.nan, np.nan)
-    run, ref = summarise(draws), reference.summary
-    pooled = draws.reshape(-1, draws.shape[-1])
-    p = tol.tail_prob
-    below = np.mean(pooled < ref["q05"], axis=0)
-    above = np.mean(pooled > ref["q95"], axis=0)
-    z_mean = _z(run["mean"] - ref["mean"], run["mcse_mean"], ref["mcse_mean"])
-    z_sd = _z(run["sd"] - ref["sd"], run["mcse_sd"], ref["mcse_sd"])
-    var_tail = p * (1 - p)
-    z_lo = _z(below - p, np.sqrt(var_tail / run["ess_q05"]), np.sqrt(var_tail / ref["ess_q05"]))
-    z_hi = _z(above - p, np.sqrt(var_tail / run["ess_q95"]), np.sqrt(var_tail / ref["ess_q95"]))
-    reasons: list[str] = []
-    rows = []
-    for j, label in enumerate(labels):
-        rows.append(
-            {
-                "label": label,
-                "mean": run["mean"][j],
-                "ref_mean": ref["mean"][j],
-                "z_mean": z_mean[j],
-                "sd": run["sd"][j],
-                "ref_sd": ref["sd"][j],
-                "sd_ratio": run["sd"][j] / ref["sd"][j],
-                "z_sd": z_sd[j],
-                "below_q05": below[j],
-                "above_q95": above[j],
-                "z_tail": max(abs(z_lo[j]), abs(z_hi[j])),
-                "ess_bulk": run["ess_bulk"][j],
-                "rhat": run["rhat"][j],
-            }
-        )
-        if abs(z_mean[j]) > tol.mean_z:
-            reasons.append(
-                f"mean of {label}: {run['mean'][j]:.4g} vs reference {ref['mean'][j]:.4g}, "
-                f"|z| = {abs(z_mean[j]):.1f} > {tol.mean_z:g}"
-            )
-        if abs(z_sd[j]) > tol.sd_z:
-            reasons.append(
-                f"sd of {label}: ratio {run['sd'][j] / ref['sd'][j]:.3f} to the reference, "
-                f"|z| = {abs(z_sd[j]):.1f} > {tol.sd_z:g}"
-            )
-        for side, frac, z in (("below the 5 %", below, z_lo), ("above the 95 %", above, z_hi)):
-            if abs(z[j]) > tol.tail_z:
-                reasons.append(
-                    f"tail of {label}: {100 * frac[j]:.1f} % of draws {side} reference quantile, "
-                    f"|z| = {abs(z[j]):.1f} > {tol.tail_z:g}"
-                )
-    ess = run["ess_bulk"]
-    min_ess = float(np.nanmin(ess)) if np.any(np.isfinite(ess)) else np.nan
-    if not min_ess >= tol.min_ess:
-        worst = labels[int(np.nanargmin(ess))] if np.isfinite(min_ess) else "all"
-        reasons.append(f"min bulk ESS {min_ess:.1f} < {tol.min_ess:g} ({worst})")
-    rhat = run["rhat"]
-    max_rhat = float(np.nanmax(rhat)) if np.any(np.isfinite(rhat)) else np.nan
-    if draws.shape[0] > 1 and not max_rhat <= tol.max_rhat:
-        worst = labels[int(np.nanargmax(rhat))] if np.isfinite(max_rhat) else "all"
-        reasons.append(f"max R-hat {max_rhat:.3f} > {tol.max_rhat:g} ({worst})")
-    worst_z = {
-        "mean": float(np.max(np.abs(z_mean))),
-        "sd": float(np.max(np.abs(z_sd))),
-        "tail": float(max(np.max(np.abs(z_lo)), np.max(np.abs(z_hi)))),
-    }
-    return Score(not reasons, reasons, min_ess, max_rhat, worst_z, rows)
+    c = _compare(draws, reference.summary, tol.tail_prob)
+    rows = [_row(c, j, label) for j, label in enumerate(labels)]
+    reasons = [r for j, label in enumerate(labels) for r in _scalar_reasons(c, j, label, tol)]
+    min_ess, max_rhat, more = _convergence(labels, c.run, draws.shape[0], tol)
+    reasons += more
+    return Score(not reasons, reasons, min_ess, max_rhat, _worst_z(c), rows)
 
 
 def score_run(idata: Any, reference: Any, tol: Tolerances = Tolerances()) -> Score:
