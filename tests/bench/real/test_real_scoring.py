@@ -17,7 +17,7 @@ from pymc_kameleon.bench.real.summaries import summarise
 
 LABELS = ["a", "b[0]", "b[1]"]
 SCALES = np.array([1e-3, 1.0, 1e3])
-CORR = np.array([[1.0, 0.9, 0.0], [0.9, 1.0, -0.5], [0.0, -0.5, 1.0]])
+CORR = np.array([[1.0, 0.9, 0.0], [0.9, 1.0, -0.3], [0.0, -0.3, 1.0]])
 
 
 def _draws(rng, chains=4, n=1000):
