@@ -5,6 +5,7 @@ Usage::
     python -m pymc_kameleon.bench quick [--out DIR] [--jobs 2]
     python -m pymc_kameleon.bench full [--experiments practitioner paper ...] [--jobs 2]
     python -m pymc_kameleon.bench report DIR   # redraw tables and figures from DIR/results.jsonl
+    python -m pymc_kameleon.bench real ...     # real-model validation (pymc_kameleon.bench.real)
 
 Results go to ``DIR/results.jsonl`` (one line per finished run; a re-run skips finished runs),
 ``DIR/report.md`` and ``DIR/*.png``. The default ``DIR`` is ``bench-results/<size>``.
@@ -55,6 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 if every run succeeded, 1 otherwise.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("real", "real-references", "real-report"):
+        from pymc_kameleon.bench.real.cli import main as real_main
+
+        return real_main(argv)
     args = _parse(argv)
     command = shlex.join(["python", "-m", "pymc_kameleon.bench", *argv])
     if args.size == "report":
