@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import doctest
 import itertools
 import math
 
 import numpy as np
 import pytest
 
+from pymc_kameleon.core import coordinate_scales
 from pymc_kameleon.core.adaptation import robbins_monro_update
 from pymc_kameleon.core.checks import ArgumentTypeError
 from pymc_kameleon.core.coordinate_scales import CoordinateScales, gaussian_coordinate_scale
@@ -160,3 +162,8 @@ def test_bad_update_arguments(index, accept_prob, error, pattern):
     with pytest.raises(error, match=pattern):
         scales.update(index, accept_prob)
     assert scales.updates.tolist() == [0, 0, 0]  # nothing changed
+
+
+def test_docstring_examples_run():
+    results = doctest.testmod(coordinate_scales, optionflags=doctest.ELLIPSIS)
+    assert results.attempted > 0 and results.failed == 0

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import doctest
 import itertools
 import pickle
 
 import numpy as np
 import pytest
 
+from pymc_kameleon.core import warmup_schedule
 from pymc_kameleon.core.checks import ArgumentTypeError
 from pymc_kameleon.core.warmup_schedule import (
     DONE,
@@ -168,3 +170,8 @@ def test_many_tunes_cover_exactly():
         assert sum(s.stop - s.start for s in stages) == tune
         assert all(a.stop == b.start for a, b in itertools.pairwise(stages))
         assert not stages or (stages[0].start == 0 and stages[-1].stop == tune)
+
+
+def test_docstring_examples_run():
+    results = doctest.testmod(warmup_schedule, optionflags=doctest.ELLIPSIS)
+    assert results.attempted > 0 and results.failed == 0

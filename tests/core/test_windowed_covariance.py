@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import doctest
+
 import numpy as np
 import pytest
 
+from pymc_kameleon.core import windowed_covariance
 from pymc_kameleon.core.checks import ArgumentTypeError
 from pymc_kameleon.core.proposals.kameleon import AffineMap
 from pymc_kameleon.core.windowed_covariance import (
@@ -299,3 +302,8 @@ def test_whitening_map_refuses_a_matrix_that_is_not_positive_definite(mean, cov,
 def test_whitening_map_refuses_bad_shapes_and_values(mean, cov, pattern):
     with pytest.raises(ValueError, match=pattern):
         whitening_map(mean, cov)
+
+
+def test_docstring_examples_run():
+    results = doctest.testmod(windowed_covariance, optionflags=doctest.ELLIPSIS)
+    assert results.attempted > 0 and results.failed == 0
