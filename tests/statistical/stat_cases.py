@@ -426,8 +426,6 @@ def _invariance_cases() -> dict[str, InvarianceCase]:
         "exact_sample": gaussian_exact_sample,
         "truth": gaussian_exact,
         "tune": 2000,
-        "n_starts": 4000,
-        "n_steps": 20,
         "seed": 20261121,
     }
     cases = [

@@ -11,7 +11,11 @@ suite at other seeds.
 
 The invariance cases (``InvarianceCase``) check the exactness of a tuned, frozen kernel apart
 from its mixing: exact draws moved by it must stay exact, compared in standard errors of
-independent draws, with the same tolerance.
+independent draws, with the same tolerance. They replace a long run wherever the long run's
+MCSEs proved unreliable in the seed sweep (heavy-tailed z-scores from rare long excursions: the
+arms of the banana B(0.1, 25), the sticky stretches of a pseudo-marginal chain, the tail
+quantiles of the Matérn-kernel chain); for the pseudo-marginal model the exact start is the
+extended state (the parameters with their noise drawn from its law under the extended target).
 """
 
 from __future__ import annotations
