@@ -432,7 +432,7 @@ def _invariance_cases() -> dict[str, InvarianceCase]:
         InvarianceCase("gaussian-kameleon-matern52-invariance",
                        step=lambda: KameleonStep(kernel="matern52"), **gauss),
         InvarianceCase("gaussian-kameleon-matern52-no-hastings-invariance",
-                       step=lambda: without_hastings(KameleonStep(kernel="matern52")),
+                       step=lambda: without_hastings(KameleonStep(kernel="matern52", bandwidth=1.0)),
                        negative_control=True, **gauss),
         InvarianceCase("banana25-kameleon-invariance", step=KameleonStep, **b25),
         InvarianceCase("banana25-am-ls-invariance", step=AdaptiveMetropolis, **b25),
