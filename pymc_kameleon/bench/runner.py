@@ -8,11 +8,7 @@ a re-run skips the tasks already recorded.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import logging
 import math
-import multiprocessing
 import sys
 import time
 import traceback
@@ -27,6 +23,7 @@ import pymc as pm
 
 from pymc_kameleon.bench.metrics import accuracy_metrics, chain_metrics, mixing_metrics
 from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.records import load_records, run_resumable
 from pymc_kameleon.bench.samplers import count_evaluations, get_sampler
 
 __all__ = ["Task", "load_records", "run_task", "run_tasks"]
@@ -192,31 +189,6 @@ def _score(task: Task, problem: Any, idata: Any, costly: Any) -> dict[str, Any]:
     return out
 
 
-def load_records(path: Path) -> list[dict[str, Any]]:
-    """Read a JSON-lines results file (missing file: no records).
-
-    Parameters
-    ----------
-    path : pathlib.Path
-
-    Returns
-    -------
-    list of dict
-    """
-    if not path.exists():
-        return []
-    with path.open() as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
-def _worker_init() -> None:
-    logging.getLogger("pymc").setLevel(logging.ERROR)
-    with contextlib.suppress(ImportError):  # one BLAS thread per worker: jobs share the cores
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(1)
-
-
 def run_tasks(
     tasks: Iterable[Task],
     results: Path,
@@ -240,29 +212,10 @@ def run_tasks(
     list of dict
         All records in ``results`` after the run, for the given tasks.
     """
-    tasks = list(tasks)
-    done = {r["key"] for r in load_records(results) if r.get("status") == "ok"}
-    todo = [t for t in tasks if t.key not in done]
-    results.parent.mkdir(parents=True, exist_ok=True)
-    if todo:
-        _worker_init()
-        if jobs > 1:
-            context = multiprocessing.get_context("fork")
-            with context.Pool(jobs, initializer=_worker_init, maxtasksperchild=4) as pool:
-                _collect(pool.imap_unordered(run_task, todo), results, progress)
-        else:
-            _collect(map(run_task, todo), results, progress)
-    wanted = {t.key for t in tasks}
-    records = {r["key"]: r for r in load_records(results) if r["key"] in wanted}
-    return list(records.values())
-
-
-def _collect(records: Iterable[dict], results: Path, progress) -> None:
-    for record in records:
-        with results.open("a") as handle:
-            handle.write(json.dumps(record, default=_json_default) + "\n")
-        if progress is not None:
-            progress(_one_line(record))
+    return run_resumable(
+        tasks, run_task, results, finished=lambda r: r.get("status") == "ok",
+        summary=_one_line, jobs=jobs, progress=progress,
+    )  # fmt: skip
 
 
 def _one_line(record: dict) -> str:
@@ -273,11 +226,3 @@ def _one_line(record: dict) -> str:
         f"{head}: min ESS {record['min_bulk_ess']:.0f}, "
         f"ESS/1k evals {record['ess_per_1k_evals']:.2f}, {record['sampling_s']:.1f} s"
     )
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

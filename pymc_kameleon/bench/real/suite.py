@@ -15,10 +15,7 @@ per particle at the start), counted by :class:`CountingIMH`.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
 import math
-import multiprocessing
 import sys
 import time
 import traceback
@@ -36,7 +33,7 @@ from pymc_kameleon import AdaptiveMetropolis, KMCStep
 from pymc_kameleon.bench.real.models import CI_MODELS, REAL_MODELS, get_real_model
 from pymc_kameleon.bench.real.reference import load_reference
 from pymc_kameleon.bench.real.scoring import score_run
-from pymc_kameleon.bench.runner import load_records
+from pymc_kameleon.bench.records import load_records, run_resumable
 from pymc_kameleon.bench.samplers import SAMPLERS, SamplerSpec, count_evaluations
 
 __all__ = [
@@ -302,16 +299,6 @@ def run_real_task(task: RealTask) -> dict[str, Any]:
     return record
 
 
-def _worker_init() -> None:
-    import logging
-
-    logging.getLogger("pymc").setLevel(logging.ERROR)
-    with contextlib.suppress(ImportError):
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(1)
-
-
 def _finished(record: dict) -> bool:
     return record.get("status") == "ok" or str(record.get("status", "")).startswith("n/a")
 
@@ -338,37 +325,10 @@ def run_real_tasks(
     list of dict
         The latest record of every given task found in ``results``.
     """
-    tasks = list(tasks)
-    done = {r["key"] for r in load_records(results) if _finished(r)}
-    todo = [t for t in tasks if t.key not in done]
-    results.parent.mkdir(parents=True, exist_ok=True)
-    if todo:
-        _worker_init()
-        if jobs > 1:
-            context = multiprocessing.get_context("fork")
-            with context.Pool(jobs, initializer=_worker_init, maxtasksperchild=4) as pool:
-                _collect(pool.imap_unordered(run_real_task, todo), results, progress)
-        else:
-            _collect(map(run_real_task, todo), results, progress)
-    wanted = {t.key for t in tasks}
-    records = {r["key"]: r for r in load_records(results) if r["key"] in wanted}
-    return list(records.values())
-
-
-def _collect(records: Iterable[dict], results: Path, progress) -> None:
-    for record in records:
-        with results.open("a") as handle:
-            handle.write(json.dumps(record, default=_json_default) + "\n")
-        if progress is not None:
-            progress(one_line(record))
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+    return run_resumable(
+        tasks, run_real_task, results, finished=_finished, summary=one_line,
+        jobs=jobs, progress=progress,
+    )  # fmt: skip
 
 
 def one_line(record: dict) -> str:
