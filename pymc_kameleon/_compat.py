@@ -11,11 +11,17 @@
   ``pm.join_nonshared_inputs``; everything here is imported from its submodule.
 - PyMC 6 imports ``STEP_METHODS`` by name into ``pymc.sampling.mcmc``: a plugin registers its
   step by appending to that list in place (:func:`register_step_method`).
+- PyMC 6 passes the number of warm-up iterations to ``setup_chain``; PyMC 5 only sets the
+  boolean ``step.tune``. :func:`warmup_length_from_sampler` reads it, in PyMC 5, from the
+  sampling loop that is starting the chain (the three loops PyMC 5 has: sequential, parallel
+  worker, population); None when it cannot be found, and the steps then plan without it.
 - PyMC 6 returns an ``xarray.DataTree`` instead of ``arviz.InferenceData``; the package reads
   results only as ``idata["posterior"]`` / ``idata["sample_stats"]``, which work on both.
 """
 
 from __future__ import annotations
+
+import inspect
 
 import pymc
 from pymc.blocking import RaveledVars
@@ -63,6 +69,7 @@ __all__ = [
     "modelcontext",
     "register_step_method",
     "rvs_in_graph",
+    "warmup_length_from_sampler",
 ]
 
 PYMC_MAJOR = int(pymc.__version__.split(".")[0])
@@ -89,3 +96,41 @@ def register_step_method(step_class: type) -> None:
     methods = pymc.step_methods.STEP_METHODS
     if step_class not in methods:
         methods.append(step_class)
+
+
+#: PyMC 5 functions that call ``set_rng`` at the start of a chain with ``tune`` a local int
+_LOOPS_WITH_TUNE = ("_iter_sample", "_prepare_iter_population")
+#: and the parallel worker's method, where it is ``self._tune``
+_LOOPS_WITH_SELF_TUNE = ("_start_loop",)
+_MAX_FRAMES = 12
+
+
+def warmup_length_from_sampler() -> int | None:
+    """The ``tune`` of the PyMC 5 sampling loop that is starting a chain, if one is.
+
+    Call it from ``set_rng``. It looks a few frames up the stack (through ``CompoundStep``) for
+    PyMC 5's sequential loop ``_iter_sample``, its population loop ``_prepare_iter_population``
+    or its parallel worker ``_start_loop``, and reads their number of warm-up iterations.
+
+    Returns
+    -------
+    int or None
+        None when no such loop is found (the step was called by other code, or PyMC changed).
+    """
+    frame = inspect.currentframe()
+    try:
+        for _ in range(_MAX_FRAMES):
+            frame = frame.f_back if frame is not None else None
+            if frame is None:
+                return None
+            name, local = frame.f_code.co_name, frame.f_locals
+            if name in _LOOPS_WITH_TUNE:
+                tune = local.get("tune")
+            elif name in _LOOPS_WITH_SELF_TUNE:
+                tune = getattr(local.get("self"), "_tune", None)
+            else:
+                continue
+            return int(tune) if isinstance(tune, int) and tune >= 0 else None
+        return None
+    finally:
+        del frame  # break the reference cycle through the frame objects

@@ -14,12 +14,12 @@ move of sd :math:`s` is accepted, at stationarity, with probability
 :math:`s = 2\\sigma / \\tan(\\pi\\,\\mathrm{target} / 2)`, which is :math:`2.42\\,\\sigma` for
 0.44 (:func:`gaussian_coordinate_scale`).
 
-Why it is fast enough without a constant-gain start: the gain ``(t + 1) ** -0.5`` sums to about
-``2 sqrt(t)``, and far from the right scale the acceptance probability sits near 0 or 1, so each
-update moves the log-scale by about ``0.44`` or ``0.56`` times the gain. A scale 1000 times too
-large or too small (``|log| = 6.9``, plus ``log 2.42`` for the factor) is thus within a factor 3
-of its fixed point after some 40 to 80 updates of that coordinate; afterwards the shrinking gain
-averages the noise of the acceptance probabilities away.
+A scale far from its fixed point is found by a **search** first: until the acceptance of a
+coordinate's moves first falls on the other side of the target than at its first move, each
+update moves its log-scale by ``SEARCH_GAIN * (accept - target)`` (about a factor 3 per update
+when nearly everything, or nearly nothing, is accepted), so a scale 10^6 times off is found in
+about 15 moves of that coordinate. From then on the gain is the usual ``(t + 1) ** -0.5``, whose
+sum ``2 sqrt(t)`` averages the noise of the acceptance probabilities away.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from pymc_kameleon.core.adaptation import robbins_monro_update
+from pymc_kameleon.core.proposals.protocol import same_state
 from pymc_kameleon.core.checks import (
     ArgumentTypeError,
     check_int,
@@ -37,7 +38,10 @@ from pymc_kameleon.core.checks import (
     show,
 )
 
-__all__ = ["CoordinateScales", "gaussian_coordinate_scale"]
+__all__ = ["SEARCH_GAIN", "CoordinateScales", "gaussian_coordinate_scale"]
+
+SEARCH_GAIN = 2.0
+"""Gain of a coordinate's Robbins–Monro updates until its acceptance first crosses the target."""
 
 
 def gaussian_coordinate_scale(target: float = 0.44) -> float:
@@ -81,9 +85,9 @@ class CoordinateScales:
     --------
     >>> scales = CoordinateScales(2, initial_scales=[1.0, 5.0])
     >>> round(scales.update(1, accept_prob=0.0), 4)  # rejected: the scale of coordinate 1 shrinks
-    3.2202
+    2.0739
     >>> scales.scales.round(4).tolist()
-    [1.0, 3.2202]
+    [1.0, 2.0739]
     """
 
     def __init__(
@@ -104,8 +108,7 @@ class CoordinateScales:
             hint="The Robbins-Monro gain is (t + 1) ** -exponent; 0.5 is the default.",
         )
         self._initial_log_scales = np.log(_positive_scales(initial_scales, self._dim))
-        self._log_scales = self._initial_log_scales.copy()
-        self._updates = np.zeros(self._dim, dtype=np.int64)
+        self.reset()
 
     @property
     def dim(self) -> int:
@@ -132,6 +135,11 @@ class CoordinateScales:
         """How many updates each coordinate has had since the start or the last :meth:`reset`."""
         return self._updates.copy()
 
+    @property
+    def searching(self) -> np.ndarray:
+        """Which coordinates are still in their search (see the module docstring)."""
+        return self._first_side != 2
+
     def update(self, index: int, accept_prob: float) -> float:
         """One Robbins–Monro step of coordinate ``index`` toward the target acceptance.
 
@@ -155,20 +163,39 @@ class CoordinateScales:
             maximum=1.0,
             hint="Pass the acceptance probability min(1, alpha) of the move.",
         )
-        self._log_scales[index] = robbins_monro_update(
-            float(self._log_scales[index]),
-            accept_prob,
-            self._target,
-            int(self._updates[index]),
-            self._exponent,
-        )
+        side = 1 if accept_prob > self._target else -1
+        if self._first_side[index] == 0:
+            self._first_side[index] = side
+        elif self._first_side[index] != 2 and side != self._first_side[index]:
+            self._first_side[index] = 2  # crossed the target: the search is over
+        log_scale = float(self._log_scales[index])
+        if self._first_side[index] != 2:
+            updated = log_scale + SEARCH_GAIN * (accept_prob - self._target)
+            self._log_scales[index] = min(50.0, max(-50.0, updated))
+        else:
+            self._log_scales[index] = robbins_monro_update(
+                log_scale, accept_prob, self._target, int(self._settled[index]), self._exponent
+            )
+            self._settled[index] += 1
         self._updates[index] += 1
         return math.exp(self._log_scales[index])
 
     def reset(self) -> None:
-        """Start afresh: the initial scales and no updates."""
+        """Start afresh: the initial scales, every coordinate searching, no updates."""
         self._log_scales = self._initial_log_scales.copy()
         self._updates = np.zeros(self._dim, dtype=np.int64)
+        self._settled = np.zeros(self._dim, dtype=np.int64)  # updates since the search ended
+        # side of the target of each coordinate's first acceptance (1 above, -1 below, 0 none
+        # yet); 2 once an acceptance fell on the other side, which ends the search
+        self._first_side = np.zeros(self._dim, dtype=np.int64)
+
+    def __eq__(self, other: object) -> bool:
+        """Same settings, scales and update counts (exact comparison)."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return same_state(vars(self), vars(other))
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _check_target(target: float) -> float:

@@ -16,7 +16,7 @@ Stan does) keeps the estimate free of units: rescaling a coordinate rescales its
 scale) estimate, and a long one mostly the full sample covariance.
 
 :func:`whitening_map` turns a mean and a covariance into the
-:class:`~pymc_kameleon.core.proposals.kameleon.AffineMap` ``u = L^{-1} (x - mean)`` with
+:class:`~pymc_kameleon.core.proposals.affine.AffineMap` ``u = L^{-1} (x - mean)`` with
 ``L L^T = cov``: in ``u`` a Gaussian of that mean and covariance is standard normal.
 """
 
@@ -27,7 +27,8 @@ from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
 from pymc_kameleon.core.adaptation import RunningMoments
 from pymc_kameleon.core.checks import check_int, check_nonnegative, check_vector
-from pymc_kameleon.core.proposals.kameleon import AffineMap
+from pymc_kameleon.core.proposals.affine import AffineMap
+from pymc_kameleon.core.proposals.protocol import same_state
 
 __all__ = ["RELATIVE_JITTER", "WindowedCovariance", "whitening_map"]
 
@@ -153,6 +154,14 @@ class WindowedCovariance:
     def reset(self) -> None:
         """Forget the current window's states (e.g. for a new chain)."""
         self._moments.reset()
+
+    def __eq__(self, other: object) -> bool:
+        """Same settings and the same states in the current window (exact comparison)."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return same_state(vars(self), vars(other))
+
+    __hash__ = None  # type: ignore[assignment]
 
     def _estimate(self) -> np.ndarray | None:
         n = self._moments.count

@@ -10,10 +10,15 @@ import numpy as np
 from pymc_kameleon._compat import dataclass_state
 from pymc_kameleon.core.adaptation import RunningMoments
 from pymc_kameleon.core.checks import check_bool, check_choice, check_int, check_nonnegative
-from pymc_kameleon.core.proposals import AdaptiveCovarianceProposal
+from pymc_kameleon.core.proposals import (
+    AdaptiveCovarianceProposal,
+    IsotropicRandomWalk,
+    Proposal,
+    WhitenedProposal,
+)
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
 from pymc_kameleon.step_methods.arguments import check_initial_history
-from pymc_kameleon.step_methods.kameleon import check_target_accept
+from pymc_kameleon.step_methods.kameleon import check_target_accept, check_warmup
 
 __all__ = ["AdaptiveMetropolis", "AdaptiveMetropolisState"]
 
@@ -51,6 +56,16 @@ class AdaptiveMetropolis(AdaptiveMHStep):
     adapt_start : int, default 100
         Number of states recorded before the running covariance replaces the identity (not
         used with ``initial_history``: its covariance is used from the first iteration).
+        Only with ``warmup="classic"``.
+    warmup : {"classic", "whitened"}, default "classic"
+        ``"classic"``: Haario's algorithm, the running covariance of the whole history.
+        ``"whitened"``: a warm-up with no units (:class:`~pymc_kameleon.core.proposals.\
+WhitenedProposal`): one-coordinate moves learn a scale per coordinate, then the proposal is
+        :math:`\mathcal N(x, \gamma^2 \hat\Sigma + s\hat\Sigma)` with :math:`\hat\Sigma` estimated
+        in warm-up windows of doubling length, each from its own window only (so a stuck start is
+        forgotten), shrunk toward its diagonal; :math:`\hat\Sigma` freezes after warm-up (also
+        with ``adaptation="vanishing"``, which then keeps learning only :math:`s`), and
+        ``gamma`` is in the whitened coordinates. See :doc:`/concepts/warmup`.
     model, initial_point, compile_kwargs, blocked, rng
         As for PyMC's own step methods.
     noise_free_other_steps : bool, default False
@@ -94,8 +109,11 @@ class AdaptiveMetropolis(AdaptiveMHStep):
     of at most 100 dimensions.
 
     Sampler statistics: ``accept``, ``accepted`` (0.0/1.0), ``scaling`` (:math:`s`),
-    ``model_logp``, ``logp_evals``, ``invalid_proposal``, ``n_history`` (states in the running
-    covariance).
+    ``model_logp``, ``logp_evals``, ``invalid_proposal``; with ``warmup="classic"``
+    ``n_history`` (states in the running covariance), with ``warmup="whitened"``
+    ``warmup_stage`` (0 per-coordinate start, 1 covariance windows, 2 settling,
+    3 frozen) and ``n_windows``
+    (window estimates used so far).
     With a stochastic likelihood estimate there is one more stat, ``noise_sd``: the standard
     deviation of :math:`\log \hat p` at the current state, pooled over the checks so far
     (pseudo-marginal chains stick when it is well above 1-2).
@@ -116,10 +134,9 @@ class AdaptiveMetropolis(AdaptiveMHStep):
     """
 
     name = "adaptive_metropolis"
-    stats_dtypes_shapes = {  # noqa: RUF012
-        **AdaptiveMHStep.stats_dtypes_shapes,
-        "n_history": (np.int64, []),
-    }
+    # the proposal adds its own stats (``n_history`` for "classic", the warm-up stage for
+    # "whitened") to each instance
+    stats_dtypes_shapes = AdaptiveMHStep.stats_dtypes_shapes
     documented_max_dim = 100
     _state_class = AdaptiveMetropolisState
 
@@ -132,6 +149,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         target_accept: float = 0.234,
         adaptation: Any = "tune",
         adapt_start: int = 100,
+        warmup: str = "classic",
         model=None,
         initial_point=None,
         compile_kwargs: dict | None = None,
@@ -156,6 +174,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         self.scale_mode = scale
         self.target_accept = check_target_accept(target_accept)
         self.learn_scale = check_bool("learn_scale", scale == "learn")
+        self.warmup = check_warmup(warmup)
         self.initial_history: np.ndarray | None = None
 
         make_proposal = partial(self._build_proposal, initial_history)
@@ -172,12 +191,20 @@ class AdaptiveMetropolis(AdaptiveMHStep):
             noise_check_interval=noise_check_interval,
         )
 
-    def _build_proposal(self, initial_history: Any, dim: int) -> AdaptiveCovarianceProposal:
+    def _build_proposal(self, initial_history: Any, dim: int) -> Proposal:
         """The chain's proposal, once the dimension is known (validates ``initial_history``)."""
         if initial_history is not None:
             self.initial_history = check_initial_history(
                 initial_history, dim, dim + 1, type(self).__name__
             )
+        if self.warmup == "whitened":
+            move = IsotropicRandomWalk(
+                dim,
+                gamma=self.gamma,
+                target_accept=self.target_accept,
+                learn_scale=self.learn_scale,
+            )
+            return WhitenedProposal(move, initial_states=self.initial_history)
         return AdaptiveCovarianceProposal(
             dim,
             gamma=self.gamma,
@@ -188,12 +215,19 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         )
 
     @property
-    def moments(self) -> RunningMoments:
-        """Running mean and covariance of the visited states (``proposal.moments``)."""
-        return self.proposal.moments
+    def moments(self) -> RunningMoments | None:
+        """Running mean and covariance of the visited states (``proposal.moments``).
+
+        None with ``warmup="whitened"``, whose covariance comes from windows
+        (``proposal.affine``).
+        """
+        return getattr(self.proposal, "moments", None)
 
     def proposal_covariance(self, x: np.ndarray) -> np.ndarray:
         """Covariance ``gamma^2 I + s Sigma`` of the proposal (the same at every ``x``).
+
+        With ``warmup="whitened"``: the covariance of the move in use, in the model's
+        coordinates.
 
         Parameters
         ----------

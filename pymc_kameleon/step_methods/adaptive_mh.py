@@ -107,7 +107,7 @@ noise_check_interval
             noise_check_interval=noise_check_interval,
         )
         self.proposal = proposal if isinstance(proposal, Proposal) else proposal(self.dim)
-        self.proposal.reset()
+        self._reset_chain_state()
         extra = {
             k: v for k, v in self.proposal.stats_dtypes.items() if k not in self.stats_dtypes_shapes
         }
@@ -119,7 +119,11 @@ noise_check_interval
     def _reset_chain_state(self) -> None:
         """Put every piece of per-chain state back to its untuned value."""
         self._reset_common_state()
-        if self.proposal is not None:
+        if self.proposal is None:
+            return
+        if hasattr(self.proposal, "plan_warmup"):  # resets too, with the chain's warm-up length
+            self.proposal.plan_warmup(self.warmup_length)
+        else:
             self.proposal.reset()
 
     def stop_tuning(self) -> None:

@@ -33,6 +33,7 @@ from pymc_kameleon._compat import (
     join_nonshared_inputs,
     make_shared_replacements,
     modelcontext,
+    warmup_length_from_sampler,
 )
 from pymc_kameleon.core._threads import limit_blas_in_forked_worker
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
@@ -80,6 +81,7 @@ class GradientFreeState(StepMethodState):
     noise_dof: int
     null_accept_sum: float
     null_accept_count: int
+    warmup_length: int | None
     dim: int = field(metadata={"frozen": True})
 
 
@@ -157,6 +159,8 @@ class GradientFreeStep(ArrayStepShared):
         shared = make_shared_replacements(initial_point, vars, model)
         self._compile(model, vars, initial_point, shared, compile_kwargs, noise_free_other_steps)
         self.tune = True
+        #: warm-up iterations of the current chain, when PyMC says (None otherwise)
+        self.warmup_length: int | None = None
         super().__init__(vars, shared, blocked=blocked, rng=rng)
         self._reset_chain_state()
 
@@ -243,11 +247,16 @@ class GradientFreeStep(ArrayStepShared):
         limit_blas_in_forked_worker()
         self.rng = get_random_generator(rng, copy=False)
         self.tune = True if tune is None else bool(tune)
+        self.warmup_length = tune
         self._reset_chain_state()
 
     def set_rng(self, rng) -> None:
-        """Seed the step for a new chain and reset its per-chain state (PyMC 5)."""
-        self._start_chain(rng)
+        """Seed the step for a new chain and reset its per-chain state (PyMC 5).
+
+        The number of warm-up iterations is read from PyMC's sampling loop when it is the
+        caller (see :func:`pymc_kameleon._compat.warmup_length_from_sampler`).
+        """
+        self._start_chain(rng, warmup_length_from_sampler())
 
     def setup_chain(self, rng, tune: int | None = None, draws: int | None = None) -> None:
         """Seed the step for a new chain and reset its per-chain state (PyMC 6)."""

@@ -18,13 +18,25 @@ from pymc_kameleon.core.checks import (
 )
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.kernels import KERNELS, Kernel, make_kernel
-from pymc_kameleon.core.proposals import KameleonProposal
+from pymc_kameleon.core.proposals import (
+    IsotropicRandomWalk,
+    KameleonProposal,
+    MixtureProposal,
+    Proposal,
+    WhitenedProposal,
+)
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
 from pymc_kameleon.step_methods.arguments import check_initial_history
 
 _GAMMA_HINT = "It is the standard deviation of the isotropic term of the proposal."
+#: the ``warmup`` choices of the random-walk steps
+WARMUPS = ("whitened", "classic")
+_WARMUP_HINT = (
+    "'whitened' learns per-coordinate scales, then works in coordinates whitened by windowed "
+    "covariance estimates (no units); 'classic' is the published algorithm in the model's units."
+)
 
-__all__ = ["KameleonState", "KameleonStep", "check_target_accept"]
+__all__ = ["WARMUPS", "KameleonState", "KameleonStep", "check_target_accept", "check_warmup"]
 
 
 @dataclass_state
@@ -98,6 +110,21 @@ class KameleonStep(AdaptiveMHStep):
         ``initial_history``. Memory is bounded whatever the number of draws.
     learn_scale : bool, default True
         Learn :math:`\nu^2` (KAMH-LS). With False, :math:`\nu^2` stays at its initial value.
+    warmup : {"classic", "whitened"}, default "classic"
+        ``"classic"``: the published algorithm, in the units of the model's (transformed)
+        variables. ``"whitened"``: a warm-up with no units (:class:`~pymc_kameleon.core.\
+proposals.WhitenedProposal`): first one-coordinate moves learn a scale per coordinate, then
+        the proposal works in coordinates whitened by covariance estimates from warm-up windows
+        of doubling length (each from its own window, so the start is forgotten), and the map
+        freezes with the rest after warm-up. ``gamma``, the bandwidth and :math:`\nu^2` then
+        live in the whitened coordinates, where the posterior has sd about 1, and the step is
+        invariant to affine reparameterisations of the model. See :doc:`/concepts/warmup`.
+    global_weight : float, default 0.2
+        Only with ``warmup="whitened"``: probability of a global move
+        :math:`\mathcal N(x, s\hat\Sigma)` (adaptive Metropolis with the warm-up covariance
+        :math:`\hat\Sigma`, its own scale :math:`s` learned) instead of the kernel move; the
+        Hastings ratio uses the mixture density, so the step stays exact. It lets a chain leave
+        regions its history never covered. 0 gives the kernel move alone.
     model, initial_point, compile_kwargs, blocked, rng
         As for PyMC's own step methods. ``compile_kwargs`` (e.g. ``{"mode": "NUMBA"}``) is passed
         to the log-density compilation.
@@ -153,6 +180,11 @@ class KameleonStep(AdaptiveMHStep):
     (:math:`\nu^2`), ``bandwidth``, ``n_history`` (rows of :math:`z` in use), ``model_logp``,
     ``logp_evals`` (log-density evaluations this iteration) and ``invalid_proposal`` (the proposal
     had a NaN/-inf log-density and was rejected).
+    With ``warmup="whitened"`` there are more: ``warmup_stage`` (0 per-coordinate start,
+    1 covariance windows, 2 settling, 3 frozen), ``n_windows`` (window estimates used so far),
+    ``component`` (0 the kernel move, 1 the global move; -1 before the first of them), and each
+    move's own stats prefixed ``move0_`` (kernel) and ``move1_`` (global, its scale
+    ``move1_scaling``).
     With a stochastic likelihood estimate there is one more stat, ``noise_sd``: the standard
     deviation of :math:`\log \hat p` at the current state, pooled over the checks so far
     (pseudo-marginal chains stick when it is well above 1-2).
@@ -196,6 +228,8 @@ class KameleonStep(AdaptiveMHStep):
         discard_fraction: float = 0.2,
         history_capacity: int | None = None,
         learn_scale: bool = True,
+        warmup: str = "classic",
+        global_weight: float = 0.2,
         model=None,
         initial_point=None,
         compile_kwargs: dict | None = None,
@@ -209,13 +243,12 @@ class KameleonStep(AdaptiveMHStep):
         self.gamma = check_positive("gamma", gamma, hint=_GAMMA_HINT)
         self.adapt_start = check_int("adapt_start", adapt_start, minimum=0)
         self.capacity = _capacity(history_capacity, self.n_history, initial_history)
-        self.discard_fraction = check_number(
-            "discard_fraction", discard_fraction, minimum=0.0, maximum=1.0, open_maximum=True
-        )
+        self.discard_fraction = _check_fraction(discard_fraction)
         base_kernel, median_bandwidth = _parse_kernel(kernel, bandwidth)
         nu2 = None if nu2 is None else check_positive("nu2", nu2, also="None (set automatically)")
         self.target_accept = check_target_accept(target_accept)
         self.learn_scale = check_bool("learn_scale", learn_scale)
+        self.warmup, self.global_weight = check_warmup(warmup), _check_weight(global_weight)
         self.initial_history: np.ndarray | None = None
         build = partial(self._build_proposal, initial_history, base_kernel, median_bandwidth, nu2)
         super().__init__(
@@ -233,12 +266,27 @@ class KameleonStep(AdaptiveMHStep):
 
     def _build_proposal(
         self, initial_history: Any, kernel: Kernel, median_bandwidth: bool, nu2, dim: int
-    ) -> KameleonProposal:
+    ) -> Proposal:
         """The chain's proposal, once the dimension is known (validates ``initial_history``)."""
         if initial_history is not None:
             self.initial_history = check_initial_history(
                 initial_history, dim, 2, type(self).__name__
             )
+        kameleon = self._kameleon_proposal(kernel, median_bandwidth, nu2, dim)
+        if self.warmup == "classic":
+            return kameleon
+        main: Proposal = kameleon
+        if self.global_weight > 0.0:
+            move = IsotropicRandomWalk(
+                dim, target_accept=self.target_accept, learn_scale=self.learn_scale
+            )
+            weights = (1.0 - self.global_weight, self.global_weight)
+            main = MixtureProposal(list(zip((kameleon, move), weights, strict=True)))
+        return WhitenedProposal(main, initial_states=self.initial_history)
+
+    def _kameleon_proposal(
+        self, kernel: Kernel, median_bandwidth: bool, nu2, dim: int
+    ) -> KameleonProposal:
         return KameleonProposal(
             dim,
             kernel=kernel,
@@ -258,24 +306,36 @@ class KameleonStep(AdaptiveMHStep):
     # ----------------------------------------------------------------------------------------
     # read-only views of the proposal (the documented seams are ``proposal`` and ``history``)
     @property
+    def kernel_proposal(self) -> KameleonProposal:
+        """The Kameleon move itself (``proposal``, or the kernel move inside the whitened one)."""
+        proposal = self.proposal
+        if isinstance(proposal, WhitenedProposal):
+            proposal = proposal.main
+        if isinstance(proposal, MixtureProposal):
+            proposal = proposal.proposals[0]
+        return proposal
+
+    @property
     def history(self) -> ChainHistory:
-        """The chain's history reservoir (``proposal.history``)."""
-        return self.proposal.history
+        """The chain's history reservoir (``kernel_proposal.history``)."""
+        return self.kernel_proposal.history
 
     @property
     def z(self) -> np.ndarray | None:
-        """The history subsample the proposal is built from (``proposal.z``)."""
-        return self.proposal.z
+        """The history subsample the kernel move is built from (``kernel_proposal.z``)."""
+        return self.kernel_proposal.z
 
     @property
     def kernel(self) -> Kernel:
-        """The kernel at its current bandwidth (``proposal.kernel``)."""
-        return self.proposal.kernel
+        """The kernel at its current bandwidth (``kernel_proposal.kernel``)."""
+        return self.kernel_proposal.kernel
 
     def proposal_covariance(self, x: np.ndarray) -> np.ndarray:
         """Covariance ``gamma^2 I + nu^2 M_x H M_x^T`` of the proposal at ``x``, as it is now.
 
-        After warm-up this is the frozen proposal the kept draws came from.
+        After warm-up this is the frozen proposal the kept draws came from. With
+        ``warmup="whitened"`` it is the covariance of the move in use (the mixture of the kernel
+        and the global move, mapped back from the whitened coordinates).
 
         Parameters
         ----------
@@ -287,6 +347,28 @@ class KameleonStep(AdaptiveMHStep):
         numpy.ndarray, shape (d, d)
         """
         return self.proposal.covariance(x)
+
+
+def check_warmup(warmup: str) -> str:
+    """Validate a random-walk step's ``warmup`` (one of :data:`WARMUPS`)."""
+    return check_choice("warmup", warmup, WARMUPS, hint=_WARMUP_HINT)
+
+
+def _check_fraction(discard_fraction: float) -> float:
+    return check_number(
+        "discard_fraction", discard_fraction, minimum=0.0, maximum=1.0, open_maximum=True
+    )
+
+
+def _check_weight(global_weight: float) -> float:
+    return check_number(
+        "global_weight",
+        global_weight,
+        minimum=0.0,
+        maximum=1.0,
+        open_maximum=True,
+        hint="It is the probability of the global move; 0.2 is the default.",
+    )
 
 
 def check_target_accept(target_accept: float) -> float:

@@ -12,7 +12,11 @@ import pytest
 from pymc_kameleon.core import coordinate_scales
 from pymc_kameleon.core.adaptation import robbins_monro_update
 from pymc_kameleon.core.checks import ArgumentTypeError
-from pymc_kameleon.core.coordinate_scales import CoordinateScales, gaussian_coordinate_scale
+from pymc_kameleon.core.coordinate_scales import (
+    SEARCH_GAIN,
+    CoordinateScales,
+    gaussian_coordinate_scale,
+)
 
 SDS = np.array([1e-3, 1.0, 1e3])
 
@@ -82,16 +86,24 @@ def test_gaussian_coordinate_scale_gives_the_target_acceptance(target):
     assert abs(accept.mean() - target) < 5.0 * standard_error
 
 
-def test_update_is_robbins_monro_on_one_coordinate():
+def test_update_searches_then_is_robbins_monro_on_one_coordinate():
     scales = CoordinateScales(3, target=0.3, initial_scales=[2.0, 0.5, 7.0], exponent=0.6)
     expected = np.log([2.0, 0.5, 7.0])
-    counts = [0, 0, 0]
-    for index, p in [(1, 0.9), (1, 0.0), (0, 0.25), (1, 1.0), (2, 0.3)]:
-        expected[index] = robbins_monro_update(expected[index], p, 0.3, counts[index], 0.6)
-        counts[index] += 1
+    settled = [0, 0, 0]
+    # coordinate 1: searches above the target (gain 2) and keeps searching, crosses at 0.0
+    # (from then on Robbins-Monro with the decaying gain); coordinate 0 searches below
+    steps = [(1, 0.9, "search"), (1, 1.0, "search"), (1, 0.0, "rm"), (0, 0.25, "search"),
+             (1, 1.0, "rm"), (0, 0.2, "search"), (0, 0.5, "rm")]  # fmt: skip
+    for index, p, kind in steps:
+        if kind == "search":
+            expected[index] += SEARCH_GAIN * (p - 0.3)
+        else:
+            expected[index] = robbins_monro_update(expected[index], p, 0.3, settled[index], 0.6)
+            settled[index] += 1
         assert scales.update(index, p) == pytest.approx(math.exp(expected[index]), rel=1e-15)
-        np.testing.assert_array_equal(scales.log_scales, expected)
-    assert scales.updates.tolist() == counts
+        np.testing.assert_allclose(scales.log_scales, expected, rtol=1e-15)
+    assert scales.updates.tolist() == [3, 4, 0]
+    assert scales.searching.tolist() == [False, False, True]
     assert scales.update(2, 0.3) == pytest.approx(7.0, rel=1e-15)  # at the target: no change
 
 
@@ -103,8 +115,9 @@ def test_reset_restores_the_initial_scales():
     scales.reset()
     np.testing.assert_allclose(scales.scales, [3.0, 4.0], rtol=1e-15)
     assert scales.updates.tolist() == [0, 0]
-    scales.update(0, 0.0)  # the gain starts from 1 again
-    assert scales.scales[0] == pytest.approx(3.0 * math.exp(-0.44), rel=1e-15)
+    assert scales.searching.all()
+    scales.update(0, 0.0)  # searching again
+    assert scales.scales[0] == pytest.approx(3.0 * math.exp(-0.44 * SEARCH_GAIN), rel=1e-15)
 
 
 def test_properties_are_copies():

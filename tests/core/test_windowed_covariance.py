@@ -9,7 +9,7 @@ import pytest
 
 from pymc_kameleon.core import windowed_covariance
 from pymc_kameleon.core.checks import ArgumentTypeError
-from pymc_kameleon.core.proposals.kameleon import AffineMap
+from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.windowed_covariance import (
     RELATIVE_JITTER,
     WindowedCovariance,

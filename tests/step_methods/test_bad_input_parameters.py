@@ -66,6 +66,8 @@ CASES = {
         "discard_fraction": [True, "abc", "0.2", None, NAN, INF, -0.1, 1.0, [0.2]],
         "history_capacity": [*INTEGER, 999],
         "learn_scale": BOOLEAN,
+        "warmup": [*CHOICE, None, "Whitened", "stan", ["whitened"]],
+        "global_weight": [True, "0.2", None, NAN, INF, -0.1, 1.0, [0.2]],
         **COMMON,
     },
     AdaptiveMetropolis: {
@@ -73,6 +75,7 @@ CASES = {
         "gamma": [*NONNEGATIVE, None],
         "target_accept": [*OPEN_UNIT, None],
         "adapt_start": [*INTEGER, None, 1, 0],
+        "warmup": [*CHOICE, None, "Whitened", "stan", ["whitened"]],
         **COMMON,
     },
     KMCStep: {

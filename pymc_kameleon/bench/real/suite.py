@@ -29,7 +29,7 @@ import numpy as np
 import pymc as pm
 from pymc.smc.kernels import IMH
 
-from pymc_kameleon import AdaptiveMetropolis, KMCStep
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon.bench.real.models import CI_MODELS, REAL_MODELS, get_real_model
 from pymc_kameleon.bench.real.reference import load_reference
 from pymc_kameleon.bench.real.scoring import score_run
@@ -55,6 +55,18 @@ REAL_SAMPLERS: dict[str, SamplerSpec | None] = {
         "AdaptiveMetropolis()", lambda p, o: AdaptiveMetropolis(**o), "stat", ours=True
     ),
     "KMCStep()": SamplerSpec("KMCStep()", lambda p, o: KMCStep(**o), "stat", ours=True),
+    "KameleonStep(whitened)": SamplerSpec(
+        "KameleonStep(whitened)",
+        lambda p, o: KameleonStep(warmup="whitened", **o),
+        "stat",
+        ours=True,
+    ),
+    "AdaptiveMetropolis(whitened)": SamplerSpec(
+        "AdaptiveMetropolis(whitened)",
+        lambda p, o: AdaptiveMetropolis(warmup="whitened", **o),
+        "stat",
+        ours=True,
+    ),
     "pm.Metropolis": SAMPLERS["pm.Metropolis"],
     "pm.DEMetropolisZ": SAMPLERS["pm.DEMetropolisZ"],
     "pm.Slice": SAMPLERS["pm.Slice"],

@@ -5,7 +5,12 @@
 - :class:`GaussianRandomWalk`: ``N(x, gamma^2 I + s S(x))`` with a learned ``S`` and scale;
 - :class:`AdaptiveCovarianceProposal`: Haario's adaptive Metropolis;
 - :class:`KameleonProposal`: the kernel-informed Kameleon proposal (and its M H M^T maths);
-- :class:`MixtureProposal`: a weighted mixture of proposals, with the mixture density.
+- :class:`MixtureProposal`: a weighted mixture of proposals, with the mixture density;
+- :class:`AffineMap`: the coordinates a Gaussian random walk may work in (e.g. whitened ones);
+- :class:`CoordinateRandomWalk`: one coordinate at a time, each with its learned scale;
+- :class:`IsotropicRandomWalk`: ``N(x, s I)`` in mapped coordinates (whitened adaptive Metropolis);
+- :class:`WhitenedProposal`: the unit-free warm-up (per-coordinate start, whitening windows)
+  around a main proposal.
 
 The Gaussian helpers that lived here (``cholesky_with_jitter``, ``gaussian_log_pdf``, ...) are
 in :mod:`pymc_kameleon.core.linalg` and still importable from this package.
@@ -19,8 +24,8 @@ from pymc_kameleon.core.linalg import (
     scaled_cholesky_numpy,
 )
 from pymc_kameleon.core.proposals.adaptive_covariance import AdaptiveCovarianceProposal
+from pymc_kameleon.core.proposals.affine import AffineMap, diagonal_map
 from pymc_kameleon.core.proposals.kameleon import (
-    AffineMap,
     KameleonProposal,
     centered_gradient_matrix,
     kameleon_covariance,
@@ -30,26 +35,43 @@ from pymc_kameleon.core.proposals.kameleon import (
     random_walk_trace,
     scale_for_trace,
 )
+from pymc_kameleon.core.proposals.coordinate_walk import CoordinateRandomWalk
+from pymc_kameleon.core.proposals.isotropic_walk import IsotropicRandomWalk
 from pymc_kameleon.core.proposals.mixture import MixtureProposal
 from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 from pymc_kameleon.core.proposals.random_walk import GaussianRandomWalk
+from pymc_kameleon.core.proposals.whitened import (
+    WARMUP_STAGES,
+    WhitenedProposal,
+    default_first_window,
+    default_start_length,
+    planned_window_stops,
+)
 
 __all__ = [
+    "WARMUP_STAGES",
     "AdaptiveCovarianceProposal",
     "AffineMap",
+    "CoordinateRandomWalk",
     "GaussianRandomWalk",
+    "IsotropicRandomWalk",
     "KameleonProposal",
     "MixtureProposal",
     "Proposal",
     "Transition",
+    "WhitenedProposal",
     "centered_gradient_matrix",
     "cholesky_with_jitter",
+    "default_first_window",
+    "default_start_length",
+    "diagonal_map",
     "gaussian_log_pdf",
     "gaussian_log_pdf_of_noise",
     "kameleon_covariance",
     "kameleon_gradient_matrix",
     "kameleon_scatter",
     "kernel_term_trace",
+    "planned_window_stops",
     "proposal_cholesky",
     "random_walk_trace",
     "scale_for_trace",

@@ -82,6 +82,7 @@ class AdaptiveCovarianceProposal(GaussianRandomWalk):
     def reset(self) -> None:
         """Forget every recorded state (keeping ``initial_states``) and the learned scale."""
         self.scale.reset()
+        self.affine = None
         self.moments = RunningMoments(self.dim)
         if self.initial_states is not None:
             self.moments.update_batch(self.initial_states)

@@ -17,7 +17,6 @@ include :math:`q(x \\mid x^*) / q(x^* \\mid x)`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -32,11 +31,11 @@ from pymc_kameleon.core.adaptation import (
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.history import PINNED_ITERATION, ChainHistory
 from pymc_kameleon.core.kernels import GaussianKernel, Kernel
+from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.protocol import Transition
 from pymc_kameleon.core.proposals.random_walk import GaussianRandomWalk
 
 __all__ = [
-    "AffineMap",
     "KameleonProposal",
     "centered_gradient_matrix",
     "kameleon_covariance",
@@ -230,46 +229,6 @@ def scale_for_trace(
 _MEDIAN_MAX_POINTS = 500
 
 
-@dataclass(frozen=True)
-class AffineMap:
-    """Kernel coordinates ``u = inverse @ (x - shift)``; back: ``x = shift + matrix @ u``.
-
-    A learner (e.g. one that whitens by the history covariance) supplies it to
-    :meth:`KameleonProposal.set_map`; the kernel, the history subsample and the covariance then
-    live in ``u``.
-
-    Parameters
-    ----------
-    shift : numpy.ndarray, shape (d,)
-    matrix : numpy.ndarray, shape (d, d)
-        Invertible linear part ``A``.
-    inverse : numpy.ndarray, shape (d, d)
-        ``A^{-1}``.
-    log_det : float
-        ``log |det A|``: the log-Jacobian of ``u -> x``.
-    """
-
-    shift: np.ndarray
-    matrix: np.ndarray
-    inverse: np.ndarray
-    log_det: float
-
-    def to_kernel(self, x: np.ndarray) -> np.ndarray:
-        """Kernel coordinates of the rows (or the single state) ``x``.
-
-        Parameters
-        ----------
-        x : numpy.ndarray, shape (d,) or (n, d)
-            One state, or states as rows.
-
-        Returns
-        -------
-        numpy.ndarray, shape (d,) or (n, d)
-            ``inverse @ (x - shift)`` for each state, as floats (a new array).
-        """
-        return (np.asarray(x, dtype=float) - self.shift) @ self.inverse.T
-
-
 class KameleonProposal(GaussianRandomWalk):
     r"""The Kameleon proposal ``N(y, gamma^2 I + nu^2 M_y H M_y^T)`` and how it learns.
 
@@ -279,9 +238,10 @@ class KameleonProposal(GaussianRandomWalk):
     ``lengthscale``) on a doubling schedule, and learns ``nu^2`` by Robbins–Monro; when the
     bandwidth changes, ``nu^2`` is rescaled so that the kernel term keeps its trace.
 
-    With an :class:`AffineMap` (:meth:`set_map`) the proposal is built in kernel coordinates
-    ``u``: the draw is ``x + A L_u noise`` and the log-density gains ``-log|det A|``. Without one
-    (the default) states are used as they are, with no extra arithmetic.
+    With an :class:`~pymc_kameleon.core.proposals.affine.AffineMap` (:meth:`set_map`) the
+    proposal is built in kernel coordinates ``u`` (see
+    :class:`~pymc_kameleon.core.proposals.random_walk.GaussianRandomWalk`); the history is kept
+    in the states' coordinates and the subsample mapped.
 
     Parameters
     ----------
@@ -338,7 +298,6 @@ class KameleonProposal(GaussianRandomWalk):
         self.discard_fraction = float(discard_fraction)
         self.capacity = int(capacity)
         self.initial_states = initial_states
-        self.affine: AffineMap | None = None
         self.reset()
 
     # ----------------------------------------------------------------------------------------
@@ -349,6 +308,8 @@ class KameleonProposal(GaussianRandomWalk):
         self.basis: np.ndarray | None = None  # z in kernel coordinates (z itself by default)
         self.kernel = self.base_kernel
         self.next_bandwidth_update = self.adapt_start
+        self.map_changed = False  # re-match nu^2 at the next refresh (set_map)
+        self.affine = None
         self.scale.reset()
         if self.initial_states is not None:
             # pinned: eligible whatever discard_fraction forgets of the chain's own warm-up
@@ -359,18 +320,19 @@ class KameleonProposal(GaussianRandomWalk):
     def set_map(self, affine: AffineMap | None) -> None:
         """Build the proposal in the kernel coordinates of ``affine`` (None: the states).
 
+        The subsample is re-expressed in the new coordinates; at the next refresh of the
+        subsample the bandwidth is re-estimated there and (with the automatic ``nu^2``) the kernel
+        term gets the trace of the optimal random walk again, as when the history was first used.
+
         Parameters
         ----------
         affine : AffineMap or None
         """
-        self.affine = affine
-        self.basis = self._to_kernel(self.z)
-        self.forget_covariance()
-
-    def _to_kernel(self, x: np.ndarray | None) -> np.ndarray | None:
-        if self.affine is None or x is None:
-            return x
-        return self.affine.to_kernel(x)
+        super().set_map(affine)
+        self.basis = self.to_kernel(self.z)
+        self.map_changed = self.z is not None
+        if self.median_bandwidth:
+            self.next_bandwidth_update = 0
 
     # ----------------------------------------------------------------------------------------
     def learned_covariance(self, x: np.ndarray) -> np.ndarray:
@@ -390,22 +352,6 @@ class KameleonProposal(GaussianRandomWalk):
         if self.basis is None or self.basis.shape[0] < 2:
             return np.zeros((self.dim, self.dim))
         return kameleon_scatter(x, self.basis, self.kernel)
-
-    def covariance(self, x: np.ndarray) -> np.ndarray:
-        """Covariance of the proposal at the state ``x``, in the states' coordinates.
-
-        Parameters
-        ----------
-        x : numpy.ndarray, shape (d,)
-
-        Returns
-        -------
-        numpy.ndarray, shape (d, d)
-        """
-        if self.affine is None:
-            return super().covariance(x)
-        cov = super().covariance(self.affine.to_kernel(x))
-        return self.affine.matrix @ cov @ self.affine.matrix.T
 
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         """Draw from ``N(x, covariance(x))``; see :meth:`Proposal.propose`.
@@ -436,32 +382,7 @@ class KameleonProposal(GaussianRandomWalk):
         if self.z is None and self.initial_states is not None:
             # with a supplied history the very first proposal (iteration 0) already uses it
             self._refresh_subsample(x, 0, rng)
-        if self.affine is None:
-            return super().propose(x, rng)
-        move, log_q = self.draw_move(self.affine.to_kernel(x), rng)
-        x_new = (x + self.affine.matrix @ move).astype(x.dtype, copy=False)
-        return x_new, log_q - self.affine.log_det
-
-    def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
-        """``log q(to | frm)``; NaN if the covariance at ``frm`` is not positive definite.
-
-        Parameters
-        ----------
-        to : numpy.ndarray, shape (d,)
-            The state moved to.
-        frm : numpy.ndarray, shape (d,)
-            The state moved from, where the covariance is built.
-
-        Returns
-        -------
-        float
-            The log-density in the states' coordinates (``-log|det A|`` included with an
-            :class:`AffineMap`), or NaN.
-        """
-        if self.affine is None:
-            return super().log_density(to, frm)
-        log_q = super().log_density(self.affine.to_kernel(to), self.affine.to_kernel(frm))
-        return log_q - self.affine.log_det
+        return super().propose(x, rng)
 
     # ----------------------------------------------------------------------------------------
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
@@ -499,8 +420,10 @@ class KameleonProposal(GaussianRandomWalk):
         new_z = self.history.subsample(self.n_history, rng, since=since, replace=True)
         if new_z.shape[0] == 0:  # cannot happen while the current state is recorded; be safe
             new_z = self.history.subsample(self.n_history, rng, replace=True)
-        u = self._to_kernel(x)
-        first = self.z is None
+        u = self.to_kernel(x)
+        # new coordinates (set_map) count as a first use: the old trace means nothing there
+        first = self.z is None or self.map_changed
+        self.map_changed = False
         bandwidth_due = self.median_bandwidth and t >= self.next_bandwidth_update
         # trace of the scaled kernel term nu^2 M H M^T at x, to carry over to the new bandwidth
         old_trace = (
@@ -508,7 +431,7 @@ class KameleonProposal(GaussianRandomWalk):
             if first or not bandwidth_due
             else self.scaling * kernel_term_trace(u, self.basis, self.kernel)
         )
-        self.z, self.basis = new_z, self._to_kernel(new_z)
+        self.z, self.basis = new_z, self.to_kernel(new_z)
         if bandwidth_due:
             self._update_bandwidth(t, rng)
         if first and self.auto_nu2:

@@ -57,9 +57,10 @@ class MixtureProposal(Proposal):
 
     Notes
     -----
-    Stats: ``component`` (the chosen index), ``scaling`` (the first component's scale, so that
-    a step's progress bar shows something), and each component's stats prefixed with
-    ``move<k>_``.
+    Stats: ``component`` (the chosen index), each component's stats prefixed with ``move<k>_``,
+    and the first (primary) component's stats also without the prefix, so that a step whose
+    main move is the first component reports that move's stats under their usual names
+    (``scaling`` is NaN if the first component reports none).
     """
 
     def __init__(self, components: Sequence[tuple[Proposal, float]]) -> None:
@@ -74,11 +75,17 @@ class MixtureProposal(Proposal):
                     f"MixtureProposal: weights must be finite and > 0, got {weight!r}."
                 )
         self.proposals = [proposal for proposal, _ in components]
+        #: dimension of the states (the first component's ``dim``; None if it has none)
+        self.dim = getattr(self.proposals[0], "dim", None)
         weights = np.array([float(weight) for _, weight in components])
         self.weights = weights / weights.sum()
         self.log_weights = np.log(self.weights)
         self.symmetric = all(proposal.symmetric for proposal in self.proposals)
-        self.stats_dtypes = {"component": (np.int64, []), "scaling": (np.float64, [])}
+        self.stats_dtypes = {
+            "component": (np.int64, []),
+            "scaling": (np.float64, []),
+            **self.proposals[0].stats_dtypes,
+        }
         for k, proposal in enumerate(self.proposals):
             for name, dtype_shape in proposal.stats_dtypes.items():
                 self.stats_dtypes[f"move{k}_{name}"] = dtype_shape
@@ -156,6 +163,34 @@ class MixtureProposal(Proposal):
             own = transition if k == self.chosen else _without_acceptance(transition)
             proposal.learn(own, rng)
 
+    def covariance(self, x: np.ndarray) -> np.ndarray:
+        """Covariance of the mixture's move at ``x``: ``sum_k w_k C_k(x)``.
+
+        Exact when every component is centred at ``x`` (random walks), as here.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+        """
+        pairs = zip(self.weights, self.proposals, strict=True)
+        return sum(w * proposal.covariance(x) for w, proposal in pairs)
+
+    def set_map(self, affine: Any) -> None:
+        """Hand the coordinates ``affine`` to every component that works in mapped coordinates.
+
+        Parameters
+        ----------
+        affine : AffineMap or None
+            See :meth:`~pymc_kameleon.core.proposals.GaussianRandomWalk.set_map`.
+        """
+        for proposal in self.proposals:
+            if hasattr(proposal, "set_map"):
+                proposal.set_map(affine)
+
     def end_warmup(self) -> None:
         """Every component ends its warm-up."""
         for proposal in self.proposals:
@@ -174,14 +209,16 @@ class MixtureProposal(Proposal):
         -------
         dict of str to object
             The keys of :attr:`stats_dtypes`: ``component`` (int), ``scaling`` (float, NaN if
-            the first component reports none) and ``move<k>_<name>`` for each component's
-            entries.
+            the first component reports none), ``move<k>_<name>`` for each component's
+            entries, and the first component's entries unprefixed.
         """
-        stats: dict[str, Any] = {"component": self.chosen}
+        stats: dict[str, Any] = {"component": self.chosen, "scaling": math.nan}
         for k, proposal in enumerate(self.proposals):
             for name, value in proposal.stats().items():
                 stats[f"move{k}_{name}"] = value
-        stats["scaling"] = float(stats.get("move0_scaling", math.nan))
+                if k == 0:
+                    stats[name] = value
+        stats["scaling"] = float(stats["scaling"])
         return stats
 
 

@@ -16,6 +16,7 @@ from scipy.linalg import LinAlgError
 
 from pymc_kameleon.core.adaptation import ScaleAdapter
 from pymc_kameleon.core.linalg import gaussian_log_pdf, gaussian_log_pdf_of_noise, proposal_cholesky
+from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 
 __all__ = ["GaussianRandomWalk"]
@@ -32,7 +33,13 @@ class _Factor:
 
 
 class GaussianRandomWalk(Proposal):
-    """Base class: ``q(. | x) = N(x, gamma^2 I + s S(x))``.
+    """Base class: ``q(. | x) = N(x, gamma^2 I + s S(x))``, optionally in mapped coordinates.
+
+    With an :class:`~pymc_kameleon.core.proposals.affine.AffineMap` ``u = A^{-1}(x - c)``
+    (:meth:`set_map`), ``gamma``, ``S`` and the scale live in ``u``: the move is ``A`` times a
+    draw of ``N(0, gamma^2 I + s S(u))``, so the covariance in the states' coordinates is
+    ``A (gamma^2 I + s S(u)) A^T`` and every log-density gains ``-log|det A|``. Without a map
+    (the default) the states are used as they are, with no extra arithmetic.
 
     Subclasses implement :meth:`learned_covariance` (``S(x)``), :meth:`learn`, :meth:`reset`
     and :meth:`stats`, and call :meth:`forget_covariance` when ``S`` changed (changes of
@@ -60,8 +67,35 @@ class GaussianRandomWalk(Proposal):
         self.scale = scale
         self.learn_scale = bool(learn_scale)
         self.target_accept = float(target_accept)
+        self.affine: AffineMap | None = None
         self._cache_factors: list[_Factor] = []  # at most two: current state, last candidate
         self._cache_log_scale = scale.log_scale
+
+    def set_map(self, affine: AffineMap | None) -> None:
+        """Work in the coordinates ``u`` of ``affine`` from now on (None: the states themselves).
+
+        Parameters
+        ----------
+        affine : AffineMap or None
+        """
+        self.affine = affine
+        self.forget_covariance()
+
+    def to_kernel(self, x: np.ndarray | None) -> np.ndarray | None:
+        """The coordinates ``u`` the proposal works in, of a state or of states as rows.
+
+        Parameters
+        ----------
+        x : numpy.ndarray of shape (d,) or (n, d), or None
+
+        Returns
+        -------
+        numpy.ndarray or None
+            ``x`` itself without a map (or when ``x`` is None), else ``A^{-1}(x - c)``.
+        """
+        if self.affine is None or x is None:
+            return x
+        return self.affine.to_kernel(x)
 
     @property
     def scaling(self) -> float:
@@ -94,7 +128,8 @@ class GaussianRandomWalk(Proposal):
         Parameters
         ----------
         x : numpy.ndarray, shape (d,)
-            The point at which the proposal is built.
+            The point at which the proposal is built, in the proposal's coordinates (the state
+            itself without a map).
 
         Returns
         -------
@@ -103,7 +138,7 @@ class GaussianRandomWalk(Proposal):
         """
 
     def covariance(self, x: np.ndarray) -> np.ndarray:
-        """Covariance ``gamma^2 I + s S(x)`` of the proposal at ``x``, as it is now.
+        """Covariance of the proposal at the state ``x``, in the states' coordinates, as it is now.
 
         Parameters
         ----------
@@ -112,10 +147,14 @@ class GaussianRandomWalk(Proposal):
         Returns
         -------
         numpy.ndarray, shape (d, d)
+            ``gamma^2 I + s S(x)``, or ``A (gamma^2 I + s S(u)) A^T`` with a map.
         """
-        cov = np.array(self.learned_covariance(np.asarray(x, dtype=float)), dtype=float)
+        u = self.to_kernel(np.asarray(x, dtype=float))
+        cov = np.array(self.learned_covariance(u), dtype=float)
         cov *= self.scaling
         cov.flat[:: self.dim + 1] += self.gamma * self.gamma
+        if self.affine is not None:
+            cov = self.affine.matrix @ cov @ self.affine.matrix.T
         return cov
 
     def factor(self, scatter: np.ndarray) -> np.ndarray | None:
@@ -185,23 +224,29 @@ class GaussianRandomWalk(Proposal):
         x_new : numpy.ndarray, shape (d,)
             The candidate, of the dtype of ``x``.
         log_q_forward : float
-            ``log q(x_new | x)``.
+            ``log q(x_new | x)`` in the states' coordinates.
 
         Raises
         ------
         FloatingPointError
             If the covariance at ``x`` is not finite and positive definite.
         """
-        move, log_q = self.draw_move(x, rng)
+        if self.affine is None:
+            move, log_q = self.draw_move(x, rng)
+        else:
+            move, log_q = self.draw_move(self.affine.to_kernel(x), rng)
+            move = self.affine.matrix @ move
+            log_q -= self.affine.log_det
         # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts its input
         return (x + move).astype(x.dtype, copy=False), log_q
 
     def draw_move(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
-        """A draw of ``L(x) @ noise`` and the log-density of ``x`` plus it.
+        """A draw of ``L(x) @ noise`` and the log-density of ``x`` plus it (in the map's ``u``).
 
         Parameters
         ----------
         x : numpy.ndarray, shape (d,)
+            The point, in the proposal's coordinates.
         rng : numpy.random.Generator
 
         Returns
@@ -237,9 +282,13 @@ class GaussianRandomWalk(Proposal):
         Returns
         -------
         float
-            ``log q(to | frm)``, or NaN when the covariance at ``frm`` cannot be factorised.
+            ``log q(to | frm)`` in the states' coordinates, or NaN when the covariance at ``frm``
+            cannot be factorised.
         """
+        if self.affine is not None:
+            to, frm = self.affine.to_kernel(to), self.affine.to_kernel(frm)
         chol = self.cholesky(frm)
         if chol is None:
             return float("nan")
-        return gaussian_log_pdf(to, frm, chol)
+        log_q = gaussian_log_pdf(to, frm, chol)
+        return log_q if self.affine is None else log_q - self.affine.log_det

@@ -1,0 +1,63 @@
+"""Classic against whitened warm-up on the practitioner targets: same tasks, two warm-ups.
+
+Usage: ``python benchmarks/warmup_check.py OUT_DIR [--seeds 0 1 2] [--jobs 2]``. Runs the
+benchmark suite's practitioner tasks (4 chains x (2000 + 5000), seeded N(0, I) starts) for
+KameleonStep (KAMH-LS) and AdaptiveMetropolis (AM-LS) with ``warmup="classic"`` and
+``warmup="whitened"``, and prints a table of min bulk ESS, ESS per 1000 evaluations, the
+chi-square quantile error and R-hat. Records go to ``OUT_DIR/<warmup>/results.jsonl``
+(resumable).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pymc_kameleon.bench.runner import Task, load_records, run_tasks
+
+PROBLEMS = ("banana-0.03", "banana-0.1", "flower", "gauss-iso", "gauss-corr")
+SAMPLERS = ("KAMH-LS", "AM-LS")
+WARMUPS = ("classic", "whitened")
+
+
+def tasks(seeds, warmup):
+    return [
+        Task("practitioner", problem, sampler, seed, 4, 2000, 5000, extra={"warmup": warmup})
+        for problem in PROBLEMS
+        for sampler in SAMPLERS
+        for seed in seeds
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    for warmup in WARMUPS:
+        directory = args.out / warmup
+        directory.mkdir(parents=True, exist_ok=True)
+        run_tasks(tasks(args.seeds, warmup), directory / "results.jsonl", jobs=args.jobs)
+    print("| target | sampler | warm-up | min ESS | ESS/1k evals | quantile error | max R-hat |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for problem in PROBLEMS:
+        for sampler in SAMPLERS:
+            for warmup in WARMUPS:
+                records = [
+                    r for r in load_records(args.out / warmup / "results.jsonl")
+                    if r["problem"] == problem and r["sampler"] == sampler
+                    and r["seed"] in args.seeds and r.get("status") == "ok"
+                ]  # fmt: skip
+                if not records:
+                    continue
+                mean = lambda k: sum(r[k] for r in records) / len(records)  # noqa: E731
+                print(
+                    f"| {problem} | {sampler} | {warmup} | {mean('min_bulk_ess'):.0f} | "
+                    f"{mean('ess_per_1k_evals'):.2f} | {mean('quantile_error'):.4f} | "
+                    f"{max(r['max_rhat'] for r in records):.3f} |"
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""``N(x, s I)`` in the proposal's coordinates, ``s`` learned: adaptive Metropolis once whitened.
+
+In coordinates whitened by a warm-up covariance estimate ``Sigma`` (an
+:class:`~pymc_kameleon.core.proposals.affine.AffineMap` with ``A A^T = Sigma``), this random walk
+is ``N(x, s Sigma)`` in the states' coordinates: Haario's adaptive Metropolis with the covariance
+of the latest warm-up window. It is the global move of the whitened kernel steps.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from pymc_kameleon.core.adaptation import ScaleAdapter, optimal_rw_scale
+from pymc_kameleon.core.proposals.protocol import Transition
+from pymc_kameleon.core.proposals.random_walk import GaussianRandomWalk
+
+__all__ = ["IsotropicRandomWalk"]
+
+
+class IsotropicRandomWalk(GaussianRandomWalk):
+    """``N(x, (gamma^2 + s) I)`` (in the map's coordinates), ``s`` learned by Robbins–Monro.
+
+    Parameters
+    ----------
+    dim : int
+        Dimension of the states.
+    gamma : float, default 0.0
+        Standard deviation of an added isotropic term (in the map's coordinates).
+    target_accept : float, default 0.234
+        Target acceptance probability of the scale learning.
+    learn_scale : bool, default True
+        Learn ``log s``; otherwise it stays at ``2.38^2 / dim``.
+
+    Attributes
+    ----------
+    scale : ScaleAdapter
+        The learned scale, starting at ``2.38^2 / dim`` (optimal for a standard normal target).
+    """
+
+    symmetric = True
+    stats_dtypes: ClassVar[dict[str, tuple[Any, list]]] = {"scaling": (np.float64, [])}
+
+    def __init__(
+        self,
+        dim: int,
+        *,
+        gamma: float = 0.0,
+        target_accept: float = 0.234,
+        learn_scale: bool = True,
+    ) -> None:
+        initial = ScaleAdapter(math.log(optimal_rw_scale(dim)))
+        super().__init__(dim, gamma, initial, learn_scale, target_accept)
+        self.reset()
+
+    def learned_covariance(self, x: np.ndarray) -> np.ndarray:
+        """The identity, at every point.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (dim,)
+            Unused.
+
+        Returns
+        -------
+        numpy.ndarray, shape (dim, dim)
+        """
+        return np.eye(self.dim)
+
+    def learn(self, transition: Transition, rng: np.random.Generator) -> None:
+        """Move the scale toward the target acceptance (see :meth:`update_scale`).
+
+        Parameters
+        ----------
+        transition : Transition
+        rng : numpy.random.Generator
+            Unused; part of the :class:`~pymc_kameleon.core.proposals.Proposal` protocol.
+        """
+        self.update_scale(transition)
+
+    def reset(self) -> None:
+        """The initial scale and no map."""
+        self.scale.reset()
+        self.affine = None
+        self.forget_covariance()
+
+    def stats(self) -> dict[str, Any]:
+        """``scaling``: the scale ``s``.
+
+        Returns
+        -------
+        dict of str to float
+        """
+        return {"scaling": self.scaling}

@@ -1,0 +1,353 @@
+"""A warm-up that finds the posterior's scales and correlations before a proposal relies on them.
+
+:class:`WhitenedProposal` wraps a main proposal that can work in mapped coordinates (any
+:class:`~pymc_kameleon.core.proposals.GaussianRandomWalk`, or a
+:class:`~pymc_kameleon.core.proposals.MixtureProposal` of them) and gives it coordinates in which
+the posterior is roughly standard normal, learned from the chain itself:
+
+1. **start**: a :class:`~pymc_kameleon.core.proposals.coordinate_walk.CoordinateRandomWalk`
+   learns one scale per coordinate from one-coordinate moves, so that a chain whose proposals
+   start a thousand times too long or too short in some direction finds its size; at the end
+   the main proposal gets the per-coordinate standardisation these scales imply;
+2. **windows** of doubling length: the main proposal moves the chain; each window's states give
+   a covariance estimate (:class:`~pymc_kameleon.core.windowed_covariance.WindowedCovariance`,
+   shrunk toward its diagonal) from that window only, and the main proposal is re-expressed in
+   the coordinates it whitens (:func:`~pymc_kameleon.core.windowed_covariance.whitening_map`).
+   The stuck start is forgotten; the main proposal learns only from states after the start;
+3. **settle**: the last stretch of warm-up keeps the final map so that the scales adapt to it;
+4. **frozen** after warm-up: the map no longer changes, so the kept draws come from one fixed
+   Metropolis–Hastings kernel (the map's Jacobian cancels in the Hastings ratio but is included
+   in every log-density anyway).
+
+With the number of warm-up iterations known (:meth:`WhitenedProposal.plan_warmup`; the steps
+pass PyMC's ``tune``) the windows are fitted into it (:func:`planned_window_stops`); without it
+they keep doubling until warm-up ends and an unfinished last window is dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pymc_kameleon.core.coordinate_scales import gaussian_coordinate_scale
+from pymc_kameleon.core.proposals.affine import diagonal_map
+from pymc_kameleon.core.proposals.coordinate_walk import CoordinateRandomWalk
+from pymc_kameleon.core.proposals.protocol import Proposal, Transition
+from pymc_kameleon.core.windowed_covariance import WindowedCovariance, whitening_map
+
+__all__ = [
+    "WARMUP_STAGES",
+    "WhitenedProposal",
+    "default_first_window",
+    "default_start_length",
+    "planned_window_stops",
+]
+
+#: the ``warmup_stage`` stat's values
+WARMUP_STAGES = {"start": 0, "windows": 1, "settle": 2, "frozen": 3}
+
+
+def default_start_length(dim: int) -> int:
+    """Iterations of the per-coordinate start: ``max(100, 25 * dim)``.
+
+    About 25 one-coordinate moves per coordinate bring a scale that is 1000 times off to within a
+    few times its right value (see :mod:`pymc_kameleon.core.coordinate_scales`); the windows do
+    the rest.
+
+    Parameters
+    ----------
+    dim : int
+
+    Returns
+    -------
+    int
+    """
+    return max(100, 25 * int(dim))
+
+
+def default_first_window(dim: int) -> int:
+    """Length of the first covariance window: ``max(50, 10 * dim)`` iterations.
+
+    Parameters
+    ----------
+    dim : int
+
+    Returns
+    -------
+    int
+    """
+    return max(50, 10 * int(dim))
+
+
+def planned_window_stops(start: int, warmup_length: int, first_window: int) -> tuple[int, ...]:
+    """Ends of doubling windows from ``start`` that leave a settling stretch before the end.
+
+    The windows cover ``[start, warmup_length - settle)`` with
+    ``settle = max(50, warmup_length // 10)``; they have lengths ``first_window``,
+    ``2 first_window``, ... and the last is stretched to the end of the span when what would be
+    left after it is shorter than twice its length. A span shorter than ``first_window`` gives one
+    window if it holds at least half of ``first_window`` states, else none.
+
+    Parameters
+    ----------
+    start : int
+        First iteration of the first window.
+    warmup_length : int
+        Number of warm-up iterations.
+    first_window : int
+        Nominal length of the first window.
+
+    Returns
+    -------
+    tuple of int
+        The iteration count at which each window closes, increasing.
+    """
+    stop = warmup_length - max(50, warmup_length // 10)
+    if stop - start < first_window:
+        return (stop,) if stop - start >= first_window // 2 else ()
+    stops, length, at = [], first_window, start
+    while at < stop:
+        end = at + length
+        if stop - end < 2 * length:  # the next, doubled window would not fit: take the rest
+            end = stop
+        stops.append(end)
+        at, length = end, 2 * length
+    return tuple(stops)
+
+
+class WhitenedProposal(Proposal):
+    """Per-coordinate start, then a main proposal in coordinates whitened window by window.
+
+    Parameters
+    ----------
+    main : Proposal
+        The proposal used after the start; it must have ``set_map(affine)`` (Gaussian random
+        walks and mixtures of them do) and the attribute ``dim``.
+    start_length : int, optional
+        Iterations of the per-coordinate start (default :func:`default_start_length`).
+    first_window : int, optional
+        Length of the first covariance window (default :func:`default_first_window`); each next
+        one is twice as long.
+    shrinkage : float, default 0.0
+        Weight, in states, of the diagonal in each window's estimate (see
+        :class:`~pymc_kameleon.core.windowed_covariance.WindowedCovariance`). 0 by default:
+        every window holds at least ten states per dimension, and any shrinkage toward the
+        diagonal inflates the narrow directions of a strongly correlated posterior (with a
+        correlation of 0.99999, a weight of 0.5 % makes the narrow sd seven times too large).
+        ``initial_states`` with fewer than ``10 * dim`` rows are shrunk with a weight of 5.
+    initial_states : numpy.ndarray of shape (n, dim), optional
+        States that already cover the posterior (e.g. a pilot run): the start is skipped and the
+        main proposal begins in the coordinates that whiten them.
+
+    Attributes
+    ----------
+    main : Proposal
+    start : CoordinateRandomWalk
+    affine : AffineMap or None
+        The coordinates the main proposal works in (None during the start).
+    n_windows : int
+        Covariance estimates used so far.
+    """
+
+    def __init__(
+        self,
+        main: Proposal,
+        *,
+        start_length: int | None = None,
+        first_window: int | None = None,
+        shrinkage: float = 0.0,
+        initial_states: np.ndarray | None = None,
+    ) -> None:
+        if not hasattr(main, "set_map"):
+            raise TypeError(
+                f"WhitenedProposal: the main proposal {type(main).__name__} cannot work in "
+                "mapped coordinates (it has no set_map); use a GaussianRandomWalk or a "
+                "MixtureProposal of them."
+            )
+        self.main = main
+        self.dim = int(main.dim)
+        self.start = CoordinateRandomWalk(self.dim)
+        self.start_length = default_start_length(self.dim) if start_length is None else start_length
+        self.first_window = default_first_window(self.dim) if first_window is None else first_window
+        self.windows = WindowedCovariance(self.dim, shrinkage=shrinkage)
+        self.initial_states = initial_states
+        self.warmup_length: int | None = None
+        self.stats_dtypes = {
+            "warmup_stage": (np.int64, []),
+            "n_windows": (np.int64, []),
+            **main.stats_dtypes,
+        }
+        self.reset()
+
+    # ----------------------------------------------------------------------------------------
+    @property
+    def symmetric(self) -> bool:  # type: ignore[override]
+        """Whether the proposal in use is symmetric."""
+        return self.start.symmetric if self.in_start else self.main.symmetric
+
+    @property
+    def active(self) -> Proposal:
+        """The proposal that makes the moves now: ``start`` or ``main``."""
+        return self.start if self.in_start else self.main
+
+    def plan_warmup(self, warmup_length: int | None) -> None:
+        """Fit the stages into a known number of warm-up iterations, and reset.
+
+        With ``warmup_length`` the start takes at most a quarter of it, the windows end at
+        ``warmup_length - settle`` with ``settle = max(50, warmup_length // 10)`` (the last one
+        stretched to reach it), and the last stretch only lets the scales settle to the final
+        map. With None the windows double until warm-up ends and an unfinished last window is
+        dropped (so the scales never meet a map they were not tuned to).
+
+        Parameters
+        ----------
+        warmup_length : int or None
+            The number of warm-up iterations (PyMC's ``tune``), if known.
+        """
+        self.warmup_length = None if warmup_length is None else int(warmup_length)
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the start stage (or to the map of ``initial_states``), nothing learned."""
+        self.start.reset()
+        self.main.reset()
+        self.windows.reset()
+        self.affine = None
+        self.n_windows = 0
+        self.frozen = False
+        self.in_start = self.initial_states is None
+        start = 0 if self.initial_states is not None else self.start_length
+        if self.warmup_length is not None and self.initial_states is None:
+            start = min(start, self.warmup_length // 4)
+        self.start_stop = start
+        self.planned_stops = (
+            None if self.warmup_length is None else planned_window_stops(
+                start, self.warmup_length, self.first_window
+            )
+        )  # fmt: skip
+        self.window_length = self.first_window
+        self.window_stop = self._next_stop(start)
+        if self.initial_states is not None:
+            self._use_initial_map()
+
+    def _next_stop(self, after: int) -> int | None:
+        """End of the window that starts at ``after`` (None: no more windows)."""
+        if self.planned_stops is None:
+            return after + self.window_length
+        later = [stop for stop in self.planned_stops if stop > after]
+        return later[0] if later else None
+
+    def _use_initial_map(self) -> None:
+        states = np.asarray(self.initial_states, dtype=np.float64)
+        few = states.shape[0] < 10 * self.dim
+        shrinkage = max(self.windows.shrinkage, 5.0) if few else self.windows.shrinkage
+        pilot = WindowedCovariance(self.dim, shrinkage=shrinkage, min_states=2)
+        pilot.update_batch(states)
+        mean, cov = pilot.mean, pilot.close()
+        if cov is not None:
+            self._use_map(whitening_map(mean, cov))
+
+    def _use_map(self, affine) -> None:
+        self.affine = affine
+        self.main.set_map(affine)
+
+    # ----------------------------------------------------------------------------------------
+    def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """Draw from the proposal in use; see :meth:`Proposal.propose`.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (d,)
+        log_q_forward : float
+        """
+        return self.active.propose(x, rng)
+
+    def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
+        """``log q(to | frm)`` of the proposal in use.
+
+        Parameters
+        ----------
+        to, frm : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        float
+        """
+        return self.active.log_density(to, frm)
+
+    def covariance(self, x: np.ndarray) -> np.ndarray:
+        """Covariance of the move the proposal in use makes from ``x``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+        """
+        return self.active.covariance(x)
+
+    def learn(self, transition: Transition, rng: np.random.Generator) -> None:
+        """Learn from the iteration: scales in the start, windows and the main proposal after.
+
+        Parameters
+        ----------
+        transition : Transition
+        rng : numpy.random.Generator
+        """
+        t = transition.iteration
+        if self.in_start:
+            self.start.learn(transition, rng)
+            if t + 1 >= self.start_stop and transition.tuning and not self.frozen:
+                self._end_start(transition.state, t)
+            return
+        self.main.learn(transition, rng)
+        if self.frozen or not transition.tuning or self.window_stop is None:
+            return
+        self.windows.update(np.asarray(transition.state, dtype=np.float64))
+        if t + 1 >= self.window_stop:
+            self._close_window()
+            self.window_length *= 2
+            self.window_stop = self._next_stop(t + 1)
+
+    def _end_start(self, x: np.ndarray, t: int) -> None:
+        """Standardise each coordinate by the sd its learned scale implies; open window 1."""
+        sds = self.start.scales / gaussian_coordinate_scale(self.start.coordinate_scales.target)
+        self._use_map(diagonal_map(np.asarray(x, dtype=np.float64), sds))
+        self.in_start = False
+        self.windows.reset()
+
+    def _close_window(self) -> None:
+        mean = self.windows.mean
+        cov = self.windows.close()
+        if cov is not None:  # a window in which some coordinate never moved keeps the old map
+            self._use_map(whitening_map(mean, cov))
+            self.n_windows += 1
+
+    def end_warmup(self) -> None:
+        """Freeze the map (an unfinished window is dropped); the main proposal settles."""
+        self.windows.reset()
+        self.frozen = True
+        self.main.end_warmup()
+
+    def stats(self) -> dict[str, Any]:
+        """``warmup_stage`` (see :data:`WARMUP_STAGES`), ``n_windows`` and the main proposal's.
+
+        Returns
+        -------
+        dict of str to object
+        """
+        if self.frozen:
+            stage = WARMUP_STAGES["frozen"]
+        elif self.in_start:
+            stage = WARMUP_STAGES["start"]
+        else:
+            stage = WARMUP_STAGES["windows" if self.window_stop is not None else "settle"]
+        return {"warmup_stage": stage, "n_windows": self.n_windows, **self.main.stats()}
