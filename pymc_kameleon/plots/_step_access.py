@@ -24,6 +24,7 @@ __all__ = [
     "stored_history",
     "surrogate",
     "surrogate_scale",
+    "target_stand_in",
     "trajectory_length_range",
 ]
 
@@ -46,6 +47,22 @@ def running_moments(step: Any) -> Any | None:
 def learned_covariance(step: Any, x: np.ndarray) -> np.ndarray:
     """The unscaled learned covariance ``S(x)`` of an adaptive MH step's proposal."""
     return step.proposal.learned_covariance(np.asarray(x, dtype=float))
+
+
+def target_stand_in(step: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A state-independent step's estimate of the target's mean and covariance.
+
+    Haario's running moments (``step.moments``) when it has recorded states; the warm-up
+    covariance its whitened proposal works with (``step.proposal.affine``: shift, and
+    ``A A^T``) otherwise; the current state and the learned covariance as a last resort.
+    """
+    moments, current = running_moments(step), current_state(step)
+    if moments is not None and moments.count > 0:
+        return moments.mean, learned_covariance(step, current)
+    affine = getattr(step.proposal, "affine", None)
+    if affine is not None:
+        return affine.shift, affine.matrix @ affine.matrix.T
+    return current, step.proposal_covariance(current)
 
 
 def compiled_log_density(step: Any) -> Any | None:

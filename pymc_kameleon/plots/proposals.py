@@ -148,10 +148,8 @@ def _step_view(step: AdaptiveMHStep, rng: np.random.Generator) -> _ProposalView:
     if z is not None:
         z = np.array(z, dtype=float)
         return _ProposalView(covariance, step.dim, z, z, z.mean(axis=0), log_density)
-    # state-independent (adaptive Metropolis): stand-in points from the running moments
-    moments, current = access.running_moments(step), access.current_state(step)
-    mean = moments.mean if moments is not None and moments.count > 0 else current
-    covariance_now = access.learned_covariance(step, current)
+    # state-independent (adaptive Metropolis): stand-in points from its estimate of the target
+    mean, covariance_now = access.target_stand_in(step)
     cloud = rng.multivariate_normal(mean, covariance_now, size=_AM_CLOUD_SIZE)
     return _ProposalView(covariance, step.dim, None, cloud, mean, log_density)
 

@@ -57,9 +57,9 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         Number of states recorded before the running covariance replaces the identity (not
         used with ``initial_history``: its covariance is used from the first iteration).
         Only with ``warmup="classic"``.
-    warmup : {"classic", "whitened"}, default "classic"
-        ``"classic"``: Haario's algorithm, the running covariance of the whole history.
-        ``"whitened"``: a warm-up with no units (:class:`~pymc_kameleon.core.proposals.\
+    warmup : {"whitened", "classic"}, default "whitened"
+        ``"classic"``: Haario's algorithm as published, the running covariance of the whole
+        history (the papers' baseline). ``"whitened"``: a warm-up with no units (:class:`~pymc_kameleon.core.proposals.\
 WhitenedProposal`): one-coordinate moves learn a scale per coordinate, then the proposal is
         :math:`\mathcal N(x, \gamma^2 \hat\Sigma + s\hat\Sigma)` with :math:`\hat\Sigma` estimated
         in warm-up windows of doubling length, each from its own window only (so a stuck start is
@@ -82,12 +82,12 @@ WhitenedProposal`): one-coordinate moves learn a scale per coordinate, then the 
     initial_history : array_like of shape (n, d), optional
         States of the sampled space (the step's variables raveled in order, on the transformed
         scale, as ``model.initial_point()`` lists them), e.g. exact draws from the target or the
-        draws of a previous run, with ``n >= d + 1``. They enter the running mean and covariance
-        of every chain before its first iteration, so the first proposal is
-        :math:`\mathcal N(x, \gamma^2 I + s\,\hat\Sigma)` with :math:`\hat\Sigma` their
-        sample covariance and :math:`s = 2.38^2/d`. With ``tune > 0`` the chain's own warm-up
-        states are added to them as usual; with ``tune=0`` the proposal built from them is used
-        unchanged. Every coordinate must vary across the rows (a constant one is the mark of a
+        draws of a previous run, with ``n >= d + 1``. The first proposal is
+        :math:`\mathcal N(x, s\,\hat\Sigma)` (plus :math:`\gamma^2`) with :math:`\hat\Sigma`
+        their sample covariance and :math:`s = 2.38^2/d`: with ``warmup="whitened"`` the
+        per-coordinate start is skipped and the windows begin at once; with ``"classic"`` the
+        rows enter the running mean and covariance, and the chain's own warm-up states are
+        added to them. With ``tune=0`` the proposal built from them is used unchanged. Every coordinate must vary across the rows (a constant one is the mark of a
         stuck pilot chain); fewer than 10 % distinct rows give a warning.
 
     Attributes
@@ -149,7 +149,7 @@ WhitenedProposal`): one-coordinate moves learn a scale per coordinate, then the 
         target_accept: float = 0.234,
         adaptation: Any = "tune",
         adapt_start: int = 100,
-        warmup: str = "classic",
+        warmup: str = "whitened",
         model=None,
         initial_point=None,
         compile_kwargs: dict | None = None,

@@ -182,9 +182,9 @@ proposals.WhitenedProposal`): first one-coordinate moves learn a scale per coord
     had a NaN/-inf log-density and was rejected).
     With ``warmup="whitened"`` there are more: ``warmup_stage`` (0 per-coordinate start,
     1 covariance windows, 2 settling, 3 frozen), ``n_windows`` (window estimates used so far),
-    ``component`` (0 the kernel move, 1 the global move; -1 before the first of them), and each
-    move's own stats prefixed ``move0_`` (kernel) and ``move1_`` (global, its scale
-    ``move1_scaling``).
+    ``component`` (0 the kernel move, 1 the global move; -1 before the first of them), the kernel
+    move's ``move0_scaling``, ``move0_bandwidth`` and ``move0_n_history`` (the same as
+    ``scaling``, ``bandwidth`` and ``n_history``) and the global move's scale ``move1_scaling``.
     With a stochastic likelihood estimate there is one more stat, ``noise_sd``: the standard
     deviation of :math:`\log \hat p` at the current state, pooled over the checks so far
     (pseudo-marginal chains stick when it is well above 1-2).

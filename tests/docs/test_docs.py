@@ -92,8 +92,22 @@ STEP_CLASSES = (KameleonStep, KMCStep, AdaptiveMetropolis)
 NOISY_ONLY = {"noise_sd"}
 
 
+#: constructor arguments that change which stats a step declares (its proposal adds its own)
+STAT_VARIANTS = {
+    KameleonStep: ({"warmup": "classic"}, {"warmup": "whitened"}),
+    AdaptiveMetropolis: ({"warmup": "classic"}, {"warmup": "whitened"}),
+    KMCStep: ({},),
+}
+
+
 def declared_stats(cls) -> set[str]:
-    return set(cls.stats_dtypes_shapes) | NOISY_ONLY | {"tune"}
+    """Stats the class declares, and those its instances add, over its stat variants."""
+    names = set(cls.stats_dtypes_shapes) | NOISY_ONLY | {"tune"}
+    with pm.Model():
+        pm.Normal("x", shape=2)
+        for kwargs in STAT_VARIANTS.get(cls, ({},)):
+            names |= set(cls(**kwargs).stats_dtypes_shapes)
+    return names
 
 
 @pytest.mark.parametrize("cls", STEP_CLASSES, ids=lambda c: c.__name__)

@@ -92,7 +92,7 @@ def banana8():
 @pytest.fixture(scope="module")
 def am_step():
     with banana_model(d=2, b=0.1, v=100.0):
-        step = AdaptiveMetropolis(gamma=0.1)
+        step = AdaptiveMetropolis(gamma=0.1, warmup="classic")
         pm.sample(tune=400, draws=10, step=step, **SAMPLE_KW)
     return step
 

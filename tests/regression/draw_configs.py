@@ -76,6 +76,8 @@ CONFIGS: dict[str, tuple[Callable[[], pm.Model], Callable[[], Any]]] = {
                                  lambda: KameleonStep(initial_history=_history())),
     "am-learn": (gaussian_model, AdaptiveMetropolis),
     "am-fixed": (gaussian_model, lambda: AdaptiveMetropolis(scale="fixed", gamma=0.1)),
+    "am-classic": (gaussian_model, lambda: AdaptiveMetropolis(warmup="classic")),
+    "kameleon-whitened": (gaussian_model, lambda: KameleonStep(warmup="whitened")),
     "am-initial-history": (gaussian_model,
                            lambda: AdaptiveMetropolis(initial_history=_history())),
     "kmc-lite": (gaussian_model, KMCStep),

@@ -17,7 +17,7 @@ from pymc_kameleon.core.proposals import Transition
 def test_covariance_waits_until_the_chain_has_moved():
     with pm.Model() as model:
         pm.Normal("x", 0.0, 1.0, shape=3)
-    proposal = AdaptiveMetropolis(model=model, adapt_start=10).proposal
+    proposal = AdaptiveMetropolis(model=model, adapt_start=10, warmup="classic").proposal
     rng = np.random.default_rng(0)
     stuck = np.zeros(3)
     for t in range(50):  # what the step learns from a chain that rejected everything

@@ -48,7 +48,7 @@ def rows_of(a: np.ndarray, b: np.ndarray) -> bool:
 def test_adaptive_metropolis_first_proposal_uses_sample_covariance(exact_draws):
     model = gaussian_model()
     with model:
-        step = AdaptiveMetropolis(initial_history=exact_draws)
+        step = AdaptiveMetropolis(initial_history=exact_draws, warmup="classic")
     stats = first_step_without_tuning(step, model)
     chol = step.proposal.cholesky(step.x_current)  # symmetric: the factor of the first proposal
     expected = optimal_rw_scale(2) * np.cov(exact_draws.T)
@@ -60,7 +60,7 @@ def test_adaptive_metropolis_first_proposal_uses_sample_covariance(exact_draws):
 def test_adaptive_metropolis_keeps_learning_during_warmup(exact_draws):
     model = gaussian_model()
     with model:
-        step = AdaptiveMetropolis(initial_history=exact_draws, adapt_start=1000)
+        step = AdaptiveMetropolis(initial_history=exact_draws, adapt_start=1000, warmup="classic")
     step.set_rng(np.random.default_rng(3))
     point = model.initial_point()
     for _ in range(20):

@@ -25,6 +25,16 @@ from pymc.stats.convergence import SamplerWarning, WarningType
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep, estimator_potential
 
 STEPS = [KameleonStep, AdaptiveMetropolis, KMCStep]
+
+
+class HaarioAdaptiveMetropolis(AdaptiveMetropolis):
+    """AdaptiveMetropolis with the published warm-up, in the model's units (module level:
+    picklable)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, warmup="classic", **kwargs)
+
+
 STEP_IDS = ["kameleon", "adaptive_metropolis", "kmc"]
 TUNE, DRAWS = 200, 50
 QUIET = {"progressbar": False, "compute_convergence_checks": False}
@@ -131,7 +141,7 @@ def test_warning_reaches_the_user_with_cores_2(caplog):
 
 # -----------------------------------------------------------------------------------------------
 # a posterior on a scale far from 1 (sd 1e-6 around 1.0)
-@pytest.mark.parametrize("step_cls", [KameleonStep, AdaptiveMetropolis], ids=STEP_IDS[:2])
+@pytest.mark.parametrize("step_cls", [KameleonStep, HaarioAdaptiveMetropolis], ids=STEP_IDS[:2])
 def test_tiny_scale_warns(step_cls, caplog):
     _, messages = sample(step_cls, "tiny_scale", caplog)
     stuck = stuck_messages(messages, step_cls)
@@ -140,6 +150,15 @@ def test_tiny_scale_warns(step_cls, caplog):
         assert f"0 of {TUNE} warm-up proposals moved the chain" in message
         assert "NaN/-inf" not in message
         assert "rescale the parameters" in message
+
+
+def test_whitened_warmup_finds_a_tiny_scale(caplog):
+    """AdaptiveMetropolis's default warm-up has no units: it finds the sd of 1e-6 and moves."""
+    idata, messages = sample(AdaptiveMetropolis, "tiny_scale", caplog, draws=400)
+    assert not stuck_messages(messages, AdaptiveMetropolis), messages
+    draws = idata.posterior["x"].values.reshape(-1, 2)
+    assert float(idata.sample_stats["accept"].mean()) > 0.1
+    assert np.all((draws.std(axis=0) > 0.5e-6) & (draws.std(axis=0) < 2e-6))
 
 
 def test_accepted_steps_below_float_resolution_do_not_count_as_moves():
@@ -174,7 +193,7 @@ def test_healthy_model_gets_no_warning(step_cls, caplog):
 
 
 def test_warning_stat_holds_one_sampler_warning_at_the_first_draw(caplog):
-    idata, _ = sample(AdaptiveMetropolis, "tiny_scale", caplog, keep_warning_stat=True)
+    idata, _ = sample(HaarioAdaptiveMetropolis, "tiny_scale", caplog, keep_warning_stat=True)
     warnings = idata.sample_stats["warning"].values.reshape(2, DRAWS)  # (chain, draw, 1) as NUTS's
     for chain in range(2):
         first = warnings[chain, 0]
@@ -193,7 +212,7 @@ def test_no_check_without_warm_up(caplog):
 def test_counts_and_pending_warning_survive_a_sampling_state_round_trip():
     model = model_for("tiny_scale")
     with model:
-        step = AdaptiveMetropolis()
+        step = HaarioAdaptiveMetropolis()
     step.set_rng(5)
     point = model.initial_point()
     for _ in range(150):

@@ -61,12 +61,6 @@ REAL_SAMPLERS: dict[str, SamplerSpec | None] = {
         "stat",
         ours=True,
     ),
-    "AdaptiveMetropolis(whitened)": SamplerSpec(
-        "AdaptiveMetropolis(whitened)",
-        lambda p, o: AdaptiveMetropolis(warmup="whitened", **o),
-        "stat",
-        ours=True,
-    ),
     "pm.Metropolis": SAMPLERS["pm.Metropolis"],
     "pm.DEMetropolisZ": SAMPLERS["pm.DEMetropolisZ"],
     "pm.Slice": SAMPLERS["pm.Slice"],

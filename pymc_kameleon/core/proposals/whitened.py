@@ -13,7 +13,9 @@ the posterior is roughly standard normal, learned from the chain itself:
    a covariance estimate (:class:`~pymc_kameleon.core.windowed_covariance.WindowedCovariance`,
    shrunk toward its diagonal) from that window only, and the main proposal is re-expressed in
    the coordinates it whitens (:func:`~pymc_kameleon.core.windowed_covariance.whitening_map`).
-   The stuck start is forgotten; the main proposal learns only from states after the start;
+   The stuck start is forgotten; the main proposal learns only from states after the start.
+   No direction may shrink by more than a factor 2 in sd per window (:func:`limit_shrinkage`),
+   which keeps a direction the chain explored badly in one window from collapsing the map;
 3. **settle**: the last stretch of warm-up keeps the final map so that the scales adapt to it;
 4. **frozen** after warm-up: the map no longer changes, so the kept draws come from one fixed
    Metropolis–Hastings kernel (the map's Jacobian cancels in the Hastings ratio but is included
@@ -37,10 +39,12 @@ from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 from pymc_kameleon.core.windowed_covariance import WindowedCovariance, whitening_map
 
 __all__ = [
+    "MIN_VARIANCE_RATIO",
     "WARMUP_STAGES",
     "WhitenedProposal",
     "default_first_window",
     "default_start_length",
+    "limit_shrinkage",
     "planned_window_stops",
 ]
 
@@ -78,6 +82,41 @@ def default_first_window(dim: int) -> int:
     int
     """
     return max(50, 10 * int(dim))
+
+
+#: smallest factor by which one window may shrink the variance of any direction of the map
+MIN_VARIANCE_RATIO = 0.25
+
+
+def limit_shrinkage(cov: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """A window's covariance, with no direction shrunk below ``MIN_VARIANCE_RATIO`` of the map's.
+
+    A window in which the chain hardly moved along some direction estimates a small variance
+    there; whitening by it shortens the moves along that direction, the next window's spread is
+    smaller still, and the map can collapse until the chain is confined to a slab of the
+    posterior. In the current coordinates ``u = A^{-1}(x - c)`` the estimate is ``A^{-1} C
+    A^{-T}``, about the identity for a good map; its eigenvalues are raised to at least
+    ``MIN_VARIANCE_RATIO``, so a direction's sd shrinks by at most a factor 2 per window, while
+    growth is not limited (the per-coordinate start finds the smallest, conditional scales, and
+    the windows mostly have to widen them).
+
+    Parameters
+    ----------
+    cov : numpy.ndarray, shape (d, d)
+        The window's covariance estimate (symmetric positive definite).
+    matrix : numpy.ndarray, shape (d, d)
+        The linear part ``A`` of the current map.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+    """
+    inverse = np.linalg.inv(matrix)
+    in_map = inverse @ cov @ inverse.T
+    values, vectors = np.linalg.eigh(0.5 * (in_map + in_map.T))
+    limited = (vectors * np.maximum(values, MIN_VARIANCE_RATIO)) @ vectors.T
+    out = matrix @ limited @ matrix.T
+    return 0.5 * (out + out.T)
 
 
 def planned_window_stops(start: int, warmup_length: int, first_window: int) -> tuple[int, ...]:
@@ -327,9 +366,12 @@ class WhitenedProposal(Proposal):
     def _close_window(self) -> None:
         mean = self.windows.mean
         cov = self.windows.close()
-        if cov is not None:  # a window in which some coordinate never moved keeps the old map
-            self._use_map(whitening_map(mean, cov))
-            self.n_windows += 1
+        if cov is None:  # a window in which some coordinate never moved keeps the old map
+            return
+        if self.affine is not None:
+            cov = limit_shrinkage(cov, self.affine.matrix)
+        self._use_map(whitening_map(mean, cov))
+        self.n_windows += 1
 
     def end_warmup(self) -> None:
         """Freeze the map (an unfinished window is dropped); the main proposal settles."""
