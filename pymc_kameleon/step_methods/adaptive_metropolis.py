@@ -59,8 +59,8 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         Only with ``warmup="classic"``.
     warmup : {"whitened", "classic"}, default "whitened"
         ``"classic"``: Haario's algorithm as published, the running covariance of the whole
-        history (the papers' baseline). ``"whitened"``: a warm-up with no units (:class:`~pymc_kameleon.core.proposals.\
-WhitenedProposal`): one-coordinate moves learn a scale per coordinate, then the proposal is
+        history (the papers' baseline). ``"whitened"``: a warm-up with no units
+        (:class:`~pymc_kameleon.core.proposals.WhitenedProposal`): one-coordinate moves learn a scale per coordinate, then the proposal is
         :math:`\mathcal N(x, \gamma^2 \hat\Sigma + s\hat\Sigma)` with :math:`\hat\Sigma` estimated
         in warm-up windows of doubling length, each from its own window only (so a stuck start is
         forgotten), shrunk toward its diagonal; :math:`\hat\Sigma` freezes after warm-up (also

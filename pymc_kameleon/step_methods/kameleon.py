@@ -112,8 +112,9 @@ class KameleonStep(AdaptiveMHStep):
         Learn :math:`\nu^2` (KAMH-LS). With False, :math:`\nu^2` stays at its initial value.
     warmup : {"classic", "whitened"}, default "classic"
         ``"classic"``: the published algorithm, in the units of the model's (transformed)
-        variables. ``"whitened"``: a warm-up with no units (:class:`~pymc_kameleon.core.\
-proposals.WhitenedProposal`): first one-coordinate moves learn a scale per coordinate, then
+        variables. ``"whitened"``: a warm-up with no units
+        (:class:`~pymc_kameleon.core.proposals.WhitenedProposal`): first one-coordinate moves
+        learn a scale per coordinate, then
         the proposal works in coordinates whitened by covariance estimates from warm-up windows
         of doubling length (each from its own window, so the start is forgotten), and the map
         freezes with the rest after warm-up. ``gamma``, the bandwidth and :math:`\nu^2` then
