@@ -1,6 +1,7 @@
 """Classic against whitened warm-up on the practitioner targets: same tasks, two warm-ups.
 
-Usage: ``python benchmarks/warmup_check.py OUT_DIR [--seeds 0 1 2] [--jobs 2]``. Runs the
+Usage: ``python benchmarks/warmup_check.py OUT_DIR [--seeds 0 1 2] [--jobs 2]
+[--warmups classic whitened]``. Runs the
 benchmark suite's practitioner tasks (4 chains x (2000 + 5000), seeded N(0, I) starts) for
 KameleonStep (KAMH-LS) and AdaptiveMetropolis (AM-LS) with ``warmup="classic"`` and
 ``warmup="whitened"``, and prints a table of min bulk ESS, ESS per 1000 evaluations, the
@@ -34,8 +35,9 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--warmups", nargs="+", choices=WARMUPS, default=list(WARMUPS))
     args = parser.parse_args()
-    for warmup in WARMUPS:
+    for warmup in args.warmups:
         directory = args.out / warmup
         directory.mkdir(parents=True, exist_ok=True)
         run_tasks(tasks(args.seeds, warmup), directory / "results.jsonl", jobs=args.jobs)
@@ -43,7 +45,7 @@ def main() -> None:
     print("|---|---|---|---:|---:|---:|---:|")
     for problem in PROBLEMS:
         for sampler in SAMPLERS:
-            for warmup in WARMUPS:
+            for warmup in args.warmups:
                 records = [
                     r for r in load_records(args.out / warmup / "results.jsonl")
                     if r["problem"] == problem and r["sampler"] == sampler
