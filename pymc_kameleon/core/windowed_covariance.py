@@ -1,7 +1,7 @@
 """Covariance estimates from one warm-up window at a time, and the affine map that whitens by one.
 
-A :class:`WindowedCovariance` collects the states of the current window of a
-:class:`~pymc_kameleon.core.warmup_schedule.WarmupSchedule`; :meth:`~WindowedCovariance.close`
+A :class:`WindowedCovariance` collects the states of the current warm-up window (the windows of
+:class:`~pymc_kameleon.core.proposals.WhitenedProposal`); :meth:`~WindowedCovariance.close`
 turns them into a covariance estimate and starts an empty window, so that every estimate comes
 from one window only and the chain's early, unrepresentative states are forgotten.
 
