@@ -10,7 +10,7 @@ import arviz as az
 import numpy as np
 import pymc as pm
 
-from pymc_kameleon import KameleonStep, KMCStep
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 
 SD = np.array([0.01, 1.0, 100.0])
 CORRELATION = np.array([[1.0, 0.9, 0.5], [0.9, 1.0, 0.7], [0.5, 0.7, 1.0]])
@@ -18,6 +18,8 @@ CORRELATION = np.array([[1.0, 0.9, 0.5], [0.9, 1.0, 0.7], [0.5, 0.7, 1.0]])
 if __name__ == "__main__":
     cov = CORRELATION * np.outer(SD, SD)
     for name, make in [("KMCStep", KMCStep), ("KameleonStep", KameleonStep),
+                       ("KameleonStep(whitened)", lambda: KameleonStep(warmup="whitened")),
+                       ("AdaptiveMetropolis", AdaptiveMetropolis),
                        ("pm.Metropolis", pm.Metropolis)]:  # fmt: skip
         with pm.Model():
             pm.MvNormal("x", mu=np.zeros(3), cov=cov)
