@@ -119,12 +119,8 @@ noise_check_interval
     def _reset_chain_state(self) -> None:
         """Put every piece of per-chain state back to its untuned value."""
         self._reset_common_state()
-        if self.proposal is None:
-            return
-        if hasattr(self.proposal, "plan_warmup"):  # resets too, with the chain's warm-up length
-            self.proposal.plan_warmup(self.warmup_length)
-        else:
-            self.proposal.reset()
+        if self.proposal is not None:
+            self.proposal.plan_warmup(self.warmup_length)  # resets it for the new chain
 
     def stop_tuning(self) -> None:
         """End warm-up: the proposal settles (e.g. its scale at the warm-up average); freeze."""

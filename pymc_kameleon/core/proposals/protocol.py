@@ -112,6 +112,17 @@ class Proposal(ABC):
     def end_warmup(self) -> None:
         """Called once at the end of warm-up (e.g. to settle a learned scale)."""
 
+    def plan_warmup(self, warmup_length: int | None) -> None:
+        """Start a chain with this many warm-up iterations (None: unknown); resets.
+
+        The default just calls :meth:`reset`; a proposal whose warm-up has stages fits them in.
+
+        Parameters
+        ----------
+        warmup_length : int or None
+        """
+        self.reset()
+
     @abstractmethod
     def reset(self) -> None:
         """Forget everything learned (start of a chain)."""

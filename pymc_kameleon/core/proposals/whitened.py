@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from pymc_kameleon.core.coordinate_scales import gaussian_coordinate_scale
-from pymc_kameleon.core.proposals.affine import diagonal_map
+from pymc_kameleon.core.proposals.affine import AffineMap, diagonal_map
 from pymc_kameleon.core.proposals.coordinate_walk import CoordinateRandomWalk
 from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 from pymc_kameleon.core.windowed_covariance import WindowedCovariance, whitening_map
@@ -88,7 +88,7 @@ def default_first_window(dim: int) -> int:
 MIN_VARIANCE_RATIO = 0.25
 
 
-def limit_shrinkage(cov: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+def limit_shrinkage(cov: np.ndarray, affine: AffineMap) -> np.ndarray:
     """A window's covariance, with no direction shrunk below ``MIN_VARIANCE_RATIO`` of the map's.
 
     A window in which the chain hardly moved along some direction estimates a small variance
@@ -104,18 +104,17 @@ def limit_shrinkage(cov: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     ----------
     cov : numpy.ndarray, shape (d, d)
         The window's covariance estimate (symmetric positive definite).
-    matrix : numpy.ndarray, shape (d, d)
-        The linear part ``A`` of the current map.
+    affine : AffineMap
+        The current map (its ``matrix`` ``A`` and ``inverse`` ``A^{-1}`` are used).
 
     Returns
     -------
     numpy.ndarray, shape (d, d)
     """
-    inverse = np.linalg.inv(matrix)
-    in_map = inverse @ cov @ inverse.T
+    in_map = affine.inverse @ cov @ affine.inverse.T
     values, vectors = np.linalg.eigh(0.5 * (in_map + in_map.T))
     limited = (vectors * np.maximum(values, MIN_VARIANCE_RATIO)) @ vectors.T
-    out = matrix @ limited @ matrix.T
+    out = affine.matrix @ limited @ affine.matrix.T
     return 0.5 * (out + out.T)
 
 
@@ -287,7 +286,7 @@ class WhitenedProposal(Proposal):
         if cov is not None:
             self._use_map(whitening_map(mean, cov))
 
-    def _use_map(self, affine) -> None:
+    def _use_map(self, affine: AffineMap) -> None:
         self.affine = affine
         self.main.set_map(affine)
 
@@ -369,7 +368,7 @@ class WhitenedProposal(Proposal):
         if cov is None:  # a window in which some coordinate never moved keeps the old map
             return
         if self.affine is not None:
-            cov = limit_shrinkage(cov, self.affine.matrix)
+            cov = limit_shrinkage(cov, self.affine)
         self._use_map(whitening_map(mean, cov))
         self.n_windows += 1
 
