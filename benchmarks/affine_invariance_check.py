@@ -15,16 +15,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "statistical"))
 
-import test_affine_invariance as check  # noqa: E402
+import test_affine_invariance as check
 
-from pymc_kameleon import KameleonStep  # noqa: E402
+from pymc_kameleon import KameleonStep
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--offsets", type=int, nargs="+", default=list(range(6)))
     args = parser.parse_args()
-    steps = {**check.STEPS, "classic KameleonStep (negative)": lambda: KameleonStep(warmup="classic")}
+    negative = lambda: KameleonStep(warmup="classic")  # noqa: E731
+    steps = {**check.STEPS, "classic KameleonStep (negative)": negative}
     print("| step | offset | acceptance t | ESS ratio | max abs z plain / mapped |")
     print("|---|---:|---:|---:|---|")
     for name, step in steps.items():

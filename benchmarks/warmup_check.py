@@ -1,12 +1,11 @@
 """Classic against whitened warm-up on the practitioner targets: same tasks, two warm-ups.
 
-Usage: ``python benchmarks/warmup_check.py OUT_DIR [--seeds 0 1 2] [--jobs 2]
-[--warmups classic whitened]``. Runs the
-benchmark suite's practitioner tasks (4 chains x (2000 + 5000), seeded N(0, I) starts) for
-KameleonStep (KAMH-LS) and AdaptiveMetropolis (AM-LS) with ``warmup="classic"`` and
-``warmup="whitened"``, and prints a table of min bulk ESS, ESS per 1000 evaluations, the
-chi-square quantile error and R-hat. Records go to ``OUT_DIR/<warmup>/results.jsonl``
-(resumable).
+Usage: ``python benchmarks/warmup_check.py OUT_DIR [--seeds 0 1 2] [--jobs 2] [--warmups classic
+whitened] [--samplers KAMH-LS AM-LS KMC-lite]``. Runs the benchmark suite's practitioner tasks (4
+chains x (2000 + 5000), seeded N(0, I) starts) for KameleonStep (KAMH-LS) and AdaptiveMetropolis
+(AM-LS) (by default; KMCStep as KMC-lite) with ``warmup="classic"`` and ``warmup="whitened"``, and
+prints a table of min bulk ESS, ESS per 1000 evaluations, the chi-square quantile error and R-hat.
+Records go to ``OUT_DIR/<warmup>/results.jsonl`` (resumable).
 """
 
 from __future__ import annotations
@@ -17,15 +16,15 @@ from pathlib import Path
 from pymc_kameleon.bench.runner import Task, load_records, run_tasks
 
 PROBLEMS = ("banana-0.03", "banana-0.1", "flower", "gauss-iso", "gauss-corr")
-SAMPLERS = ("KAMH-LS", "AM-LS")
+SAMPLERS = ("KAMH-LS", "AM-LS", "KMC-lite")
 WARMUPS = ("classic", "whitened")
 
 
-def tasks(seeds, warmup):
+def tasks(seeds, warmup, samplers):
     return [
         Task("practitioner", problem, sampler, seed, 4, 2000, 5000, extra={"warmup": warmup})
         for problem in PROBLEMS
-        for sampler in SAMPLERS
+        for sampler in samplers
         for seed in seeds
     ]
 
@@ -36,15 +35,17 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--warmups", nargs="+", choices=WARMUPS, default=list(WARMUPS))
+    parser.add_argument("--samplers", nargs="+", choices=SAMPLERS, default=["KAMH-LS", "AM-LS"])
     args = parser.parse_args()
     for warmup in args.warmups:
         directory = args.out / warmup
         directory.mkdir(parents=True, exist_ok=True)
-        run_tasks(tasks(args.seeds, warmup), directory / "results.jsonl", jobs=args.jobs)
+        todo = tasks(args.seeds, warmup, args.samplers)
+        run_tasks(todo, directory / "results.jsonl", jobs=args.jobs)
     print("| target | sampler | warm-up | min ESS | ESS/1k evals | quantile error | max R-hat |")
     print("|---|---|---|---:|---:|---:|---:|")
     for problem in PROBLEMS:
-        for sampler in SAMPLERS:
+        for sampler in args.samplers:
             for warmup in args.warmups:
                 records = [
                     r for r in load_records(args.out / warmup / "results.jsonl")

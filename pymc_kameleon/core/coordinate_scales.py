@@ -29,7 +29,6 @@ import math
 import numpy as np
 
 from pymc_kameleon.core.adaptation import robbins_monro_update
-from pymc_kameleon.core.proposals.protocol import same_state
 from pymc_kameleon.core.checks import (
     ArgumentTypeError,
     check_int,
@@ -37,6 +36,7 @@ from pymc_kameleon.core.checks import (
     check_positive,
     show,
 )
+from pymc_kameleon.core.proposals.protocol import same_state
 
 __all__ = ["SEARCH_GAIN", "CoordinateScales", "gaussian_coordinate_scale"]
 

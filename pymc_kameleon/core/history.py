@@ -123,6 +123,28 @@ class ChainHistory:
         self.iterations[self.n_seen : self.n_seen + m] = iteration
         self.n_seen += m
 
+    def transform_states(self, function) -> None:
+        """Replace every stored state ``x`` by ``function(x)`` (e.g. new coordinates).
+
+        Parameters
+        ----------
+        function : callable
+            Maps an array of shape ``(m, dim)`` of states (rows) to one of the same shape.
+
+        Raises
+        ------
+        ValueError
+            If ``function`` changes the shape.
+        """
+        size = self.size
+        new = np.asarray(function(self.values[:size].copy()), dtype=np.float64)
+        if new.shape != (size, self.dim):
+            raise ValueError(
+                f"transform_states: the function returned shape {new.shape} for states of shape "
+                f"{(size, self.dim)}; it must map rows to rows of the same dimension."
+            )
+        self.values[:size] = new
+
     def count_since(self, since: int = 0) -> int:
         """Number of stored states recorded at iteration ``since`` or later.
 

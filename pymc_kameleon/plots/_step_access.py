@@ -85,8 +85,15 @@ def stored_history(step: Any) -> np.ndarray | None:
     """A copy of the states a KMCStep stored (``step.history``), or None if it stored none."""
     history = getattr(step, "history", None)
     if history is not None and history.size > 0:
-        return np.array(history.values[: history.size], dtype=float)
+        states = np.array(history.values[: history.size], dtype=float)
+        affine = kernel_map(step)
+        return states if affine is None else affine.shift + states @ affine.matrix.T
     return None
+
+
+def kernel_map(step: Any) -> Any | None:
+    """A whitened KMCStep's map ``x = shift + matrix @ z`` to its kernel coordinates (else None)."""
+    return getattr(step, "kernel_map", None)
 
 
 def inverse_mass(step: Any) -> np.ndarray:

@@ -146,7 +146,10 @@ def kmc_trajectories(
     start : numpy.ndarray, shape (d,)
         Start position in the sampled (raveled, transformed) space.
     momentum : numpy.ndarray of shape (d,), optional
-        Initial momentum; default a draw from ``N(0, M)`` with the step's mass.
+        Initial momentum; default a draw from ``N(0, M)`` with the step's mass. For a step
+        with ``warmup="whitened"`` the momentum, mass and step size are in its kernel
+        coordinates (``step.kernel_map``), where the paths are integrated before being mapped
+        back.
     step_size : float, optional
         Default: the midpoint of ``step.current_step_size_range``.
     n_steps : int, optional
@@ -175,13 +178,21 @@ def kmc_trajectories(
     step_size = 0.5 * sum(step.current_step_size_range) if step_size is None else step_size
     lengths = access.trajectory_length_range(step)
     n_steps = sum(lengths) // 2 if n_steps is None else n_steps
+    # a whitened step integrates in its kernel coordinates z (x = c + A z): so does the plot
+    affine = access.kernel_map(step)
+    to_x = (lambda z: z) if affine is None else (lambda z: affine.shift + z @ affine.matrix.T)
+    in_z = (lambda grad: grad) if affine is None else (
+        lambda grad: lambda z: affine.matrix.T @ grad(to_x(z))
+    )  # fmt: skip
+    start_z = start if affine is None else affine.to_kernel(start)
     path = partial(
-        leapfrog_path, start, momentum, step_size=step_size, n_steps=n_steps, inv_mass_diag=inv_mass
-    )
+        leapfrog_path, start_z, momentum, step_size=step_size, n_steps=n_steps,
+        inv_mass_diag=inv_mass,
+    )  # fmt: skip
     gradient = _true_gradient(step, true_gradient)
-    true = None if gradient is None else path(gradient)
+    true = None if gradient is None else to_x(path(in_z(gradient)))
     return KMCTrajectories(
-        path(step.surrogate_gradient), true, momentum, float(step_size), int(n_steps)
+        to_x(path(in_z(step.surrogate_gradient))), true, momentum, float(step_size), int(n_steps)
     )
 
 
@@ -189,7 +200,9 @@ def _fitted_points(step: Any) -> np.ndarray | None:
     """The lite surrogate's basis, else the stored history (the finite fit's data), else None."""
     basis = getattr(access.surrogate(step), "basis", None)
     if basis is not None:
-        return np.asarray(basis, dtype=float)
+        affine = access.kernel_map(step)
+        basis = np.asarray(basis, dtype=float)
+        return basis if affine is None else affine.shift + basis @ affine.matrix.T
     return access.stored_history(step)
 
 

@@ -17,8 +17,8 @@ from pymc_kameleon.core.proposals import (
     WhitenedProposal,
 )
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
-from pymc_kameleon.step_methods.arguments import check_initial_history
-from pymc_kameleon.step_methods.kameleon import check_target_accept, check_warmup
+from pymc_kameleon.step_methods.arguments import check_initial_history, check_warmup
+from pymc_kameleon.step_methods.kameleon import check_target_accept
 
 __all__ = ["AdaptiveMetropolis", "AdaptiveMetropolisState"]
 
@@ -60,7 +60,8 @@ class AdaptiveMetropolis(AdaptiveMHStep):
     warmup : {"whitened", "classic"}, default "whitened"
         ``"classic"``: Haario's algorithm as published, the running covariance of the whole
         history (the papers' baseline). ``"whitened"``: a warm-up with no units
-        (:class:`~pymc_kameleon.core.proposals.WhitenedProposal`): one-coordinate moves learn a scale per coordinate, then the proposal is
+        (:class:`~pymc_kameleon.core.proposals.WhitenedProposal`): one-coordinate moves learn
+        a scale per coordinate, then the proposal is
         :math:`\mathcal N(x, \gamma^2 \hat\Sigma + s\hat\Sigma)` with :math:`\hat\Sigma` estimated
         in warm-up windows of doubling length, each from its own window only (so a stuck start is
         forgotten), shrunk toward its diagonal; :math:`\hat\Sigma` freezes after warm-up (also
@@ -87,8 +88,9 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         their sample covariance and :math:`s = 2.38^2/d`: with ``warmup="whitened"`` the
         per-coordinate start is skipped and the windows begin at once; with ``"classic"`` the
         rows enter the running mean and covariance, and the chain's own warm-up states are
-        added to them. With ``tune=0`` the proposal built from them is used unchanged. Every coordinate must vary across the rows (a constant one is the mark of a
-        stuck pilot chain); fewer than 10 % distinct rows give a warning.
+        added to them. With ``tune=0`` the proposal built from them is used unchanged. Every
+        coordinate must vary across the rows (a constant one is the mark of a stuck pilot
+        chain); fewer than 10 % distinct rows give a warning.
 
     Attributes
     ----------

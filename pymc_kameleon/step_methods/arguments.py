@@ -14,9 +14,29 @@ import numpy as np
 from pymc.util import get_random_generator
 
 from pymc_kameleon._compat import continuous_types, get_value_vars_from_user_vars
-from pymc_kameleon.core.checks import ArgumentTypeError, show
+from pymc_kameleon.core.checks import ArgumentTypeError, check_choice, show
 
-__all__ = ["caller_stacklevel", "check_initial_history", "check_rng", "resolve_vars"]
+__all__ = [
+    "WARMUPS",
+    "caller_stacklevel",
+    "check_initial_history",
+    "check_rng",
+    "check_warmup",
+    "resolve_vars",
+]
+
+#: the ``warmup`` choices of the steps
+WARMUPS = ("whitened", "classic")
+_WARMUP_HINT = (
+    "'whitened' learns per-coordinate scales, then works in coordinates whitened by windowed "
+    "covariance estimates (no units); 'classic' is the published algorithm in the model's units."
+)
+
+
+def check_warmup(warmup: str) -> str:
+    """Validate a step's ``warmup`` (one of :data:`WARMUPS`)."""
+    return check_choice("warmup", warmup, WARMUPS, hint=_WARMUP_HINT)
+
 
 #: warn when fewer than this fraction of the rows of ``initial_history`` are distinct
 _MIN_DISTINCT_FRACTION = 0.1

@@ -26,17 +26,11 @@ from pymc_kameleon.core.proposals import (
     WhitenedProposal,
 )
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
-from pymc_kameleon.step_methods.arguments import check_initial_history
+from pymc_kameleon.step_methods.arguments import check_initial_history, check_warmup
 
 _GAMMA_HINT = "It is the standard deviation of the isotropic term of the proposal."
-#: the ``warmup`` choices of the random-walk steps
-WARMUPS = ("whitened", "classic")
-_WARMUP_HINT = (
-    "'whitened' learns per-coordinate scales, then works in coordinates whitened by windowed "
-    "covariance estimates (no units); 'classic' is the published algorithm in the model's units."
-)
 
-__all__ = ["WARMUPS", "KameleonState", "KameleonStep", "check_target_accept", "check_warmup"]
+__all__ = ["KameleonState", "KameleonStep", "check_target_accept"]
 
 
 @dataclass_state
@@ -348,11 +342,6 @@ class KameleonStep(AdaptiveMHStep):
         numpy.ndarray, shape (d, d)
         """
         return self.proposal.covariance(x)
-
-
-def check_warmup(warmup: str) -> str:
-    """Validate a random-walk step's ``warmup`` (one of :data:`WARMUPS`)."""
-    return check_choice("warmup", warmup, WARMUPS, hint=_WARMUP_HINT)
 
 
 def _check_fraction(discard_fraction: float) -> float:

@@ -27,8 +27,17 @@ from pymc_kameleon.core.hamiltonian import (
     log_accept_ratio,
 )
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
-from pymc_kameleon.core.proposals import AdaptiveCovarianceProposal
+from pymc_kameleon.core.proposals import (
+    AdaptiveCovarianceProposal,
+    AffineMap,
+    IsotropicRandomWalk,
+    Proposal,
+    Transition,
+    WhitenedProposal,
+)
+from pymc_kameleon.core.surrogates.coordinates import LearnerCoordinates
 from pymc_kameleon.core.surrogates.learner import LearnerSettings, SurrogateLearner
+from pymc_kameleon.step_methods.arguments import check_warmup
 from pymc_kameleon.step_methods.base import (
     GradientFreeState,
     GradientFreeStep,
@@ -46,6 +55,11 @@ RANDOM_WALK_RIDGE = 1e-6
 #: fewest states of ``initial_history`` for a fit with a fixed length scale / with CV
 MIN_INITIAL_HISTORY = 2
 MIN_INITIAL_HISTORY_CV = 4
+#: the stats ``warmup="whitened"`` adds
+WHITENED_WARMUP_STATS = {"warmup_stage": (np.int64, []), "n_windows": (np.int64, [])}
+#: warm-up length assumed by the whitened warm-up when the sampler does not say (pm.sample's
+#: default ``tune``)
+ASSUMED_WARMUP_LENGTH = 1000
 
 
 @dataclass_state
@@ -55,7 +69,8 @@ class KMCState(GradientFreeState):
     learner: SurrogateLearner
     step_scale: ScaleAdapter
     n_divergent: int
-    explore: AdaptiveCovarianceProposal
+    explore: Proposal
+    coordinates: LearnerCoordinates
     learner_settings: LearnerSettings = field(metadata={"frozen": True})
 
 
@@ -139,6 +154,22 @@ class KMCStep(GradientFreeStep):
         variance, for posteriors whose coordinates have very different scales. On curved
         posteriors (banana) the identity was better: marginal variances overstate the scale of
         the narrow directions.
+    warmup : {"classic", "whitened"}, default "classic"
+        ``"classic"``: the published algorithm, in the model's units (the length scale, step
+        size and mass learned as above from the raw states). ``"whitened"``: a warm-up with no
+        units. The exploration moves are whitened adaptive Metropolis
+        (:class:`~pymc_kameleon.core.proposals.WhitenedProposal`): during its per-coordinate
+        start every move is one (and nothing is learned from those states); then covariance
+        windows of doubling length, fed by every state, learn the map :math:`x = c + A z` that
+        makes the posterior roughly standard normal in :math:`z`. The surrogate, length scale,
+        ``mass`` and ``step_size_range`` live in :math:`z`: the learned states are re-expressed
+        and the surrogate refitted (length scale re-chosen) each time the map changes, and
+        the last tenth of warm-up keeps the final map while the step size settles. The map is
+        frozen with the rest after warm-up; its Jacobian is constant, so the Metropolis test
+        is unchanged and the chain stays exact. With ``initial_history`` the map is the
+        one that whitens those states, kept for the whole run. When PyMC does not pass the
+        number of warm-up iterations (a step driven by hand), 1000 is assumed.
+        See :doc:`/concepts/warmup`.
     adaptation : {"tune", "vanishing"}, AdaptationSchedule or callable, default "tune"
         ``"tune"``: learn from every warm-up state, freeze afterwards. ``"vanishing"``: keep
         learning after warm-up from the state of iteration :math:`t` with probability
@@ -198,19 +229,20 @@ class KMCStep(GradientFreeStep):
     can differentiate the model, otherwise ``pm.sample_smc`` or several steps on blocks
     of at most 50 dimensions.
 
-    Sampler statistics (HamiltonianMC names where the meaning is the same): ``accept``
-    (min(1, exp(-energy_error))), ``accepted`` (0.0/1.0), ``step_size``, ``n_steps``,
-    ``energy`` (Hamiltonian of the state kept), ``energy_error`` (:math:`H` at the end point minus
-    :math:`H` at the start), ``diverging`` (the trajectory left the finite numbers, the end point
-    has a NaN/-inf log-density, or the energy error exceeded 1000; never accepted),
-    ``model_logp``, ``logp_evals`` (model log-density evaluations this iteration),
-    ``surrogate_grad_evals``, ``lengthscale`` and ``n_basis`` (basis points or features of the
-    surrogate in use; 0 before the first fit), and ``surrogate_scale`` (the calibrated factor
-    :math:`\beta` on the surrogate gradient). With a stochastic likelihood estimate there is one
-    more stat, ``noise_sd``: the standard deviation of :math:`\log \hat p` at the current state,
-    pooled over the checks so far (pseudo-marginal chains stick when it is well above 1-2). The
-    Metropolis test uses the stored estimate of the current state and a fresh one at the end
-    point, so the chain stays exact.
+    Sampler statistics (HamiltonianMC names where the meaning is the same): ``accept`` (min(1,
+    exp(-energy_error))), ``accepted`` (0.0/1.0), ``step_size``, ``n_steps``, ``energy``
+    (Hamiltonian of the state kept), ``energy_error`` (:math:`H` at the end point minus :math:`H` at
+    the start), ``diverging`` (the trajectory left the finite numbers, the end point has a NaN/-inf
+    log-density, or the energy error exceeded 1000; never accepted), ``model_logp``, ``logp_evals``
+    (model log-density evaluations this iteration), ``surrogate_grad_evals``, ``lengthscale`` and
+    ``n_basis`` (basis points or features of the surrogate in use; 0 before the first fit), and
+    ``surrogate_scale`` (the calibrated factor :math:`\beta` on the surrogate gradient). With
+    ``warmup="whitened"`` also ``warmup_stage`` (0 per-coordinate start, 1 covariance windows, 2
+    settling with the final map, 3 frozen after warm-up) and ``n_windows`` (covariance windows used
+    so far). With a stochastic likelihood estimate there is one more stat, ``noise_sd``: the
+    standard deviation of :math:`\log \hat p` at the current state, pooled over the checks so far
+    (pseudo-marginal chains stick when it is well above 1-2). The Metropolis test uses the stored
+    estimate of the current state and a fresh one at the end point, so the chain stays exact.
 
     ``warning`` is None except at the first iteration after warm-up of a chain that never moved
     during warm-up (or ended it with a non-finite log-density): then it holds a
@@ -230,7 +262,11 @@ class KMCStep(GradientFreeStep):
     ``step.history``, the :class:`~pymc_kameleon.core.history.ChainHistory` it learned from;
     ``step.log_density(x)``, the model's log-density at a raveled state; and
     ``step.surrogate_gradient(x)``, ``step.inv_mass_diag``, ``step.surrogate_scale``,
-    ``step.lengthscale``, ``step.current_step_size_range``. The learning itself is a
+    ``step.lengthscale``, ``step.current_step_size_range``. With ``warmup="whitened"``,
+    ``step.kernel_map`` is the :class:`~pymc_kameleon.core.proposals.AffineMap` of the surrogate's
+    coordinates (None during the per-coordinate start) and ``step.history``, the surrogate, the
+    length scale, mass and step sizes are in those coordinates; ``step.surrogate_gradient(x)`` is
+    with respect to ``x``. The learning itself is a
     :class:`~pymc_kameleon.core.surrogates.learner.SurrogateLearner` (``step.learner``).
 
     References
@@ -278,6 +314,7 @@ class KMCStep(GradientFreeStep):
         n_steps_range: tuple[int, int] = (10, 50),
         target_accept: float = 0.6,
         mass: str = "identity",
+        warmup: str = "classic",
         adaptation: Any = "tune",
         adapt_start: int = 200,
         refit_growth: float = 1.5,
@@ -302,6 +339,7 @@ class KMCStep(GradientFreeStep):
             "target_accept", target_accept, minimum=0.0, maximum=1.0, open_minimum=True,
             open_maximum=True, hint="0.6-0.8 suits Hamiltonian proposals.",
         )  # fmt: skip
+        self.warmup = check_warmup(warmup)  # before the base class resets the chain state
         self.warmup_explore = _parse_warmup_explore(warmup_explore, initial_history)
         self.initial_history = None  # validated once the base class knows the dimension
         super().__init__(
@@ -312,6 +350,7 @@ class KMCStep(GradientFreeStep):
         )  # fmt: skip
         if initial_history is not None:
             self._set_initial_history(initial_history)
+        self._add_stats(WHITENED_WARMUP_STATS if self.warmup == "whitened" else {})
 
     def _set_initial_history(self, initial_history: Any) -> None:
         """Validate ``initial_history`` (now that the dimension is known) and enter it."""
@@ -350,6 +389,11 @@ class KMCStep(GradientFreeStep):
         return self.learner.lengthscale
 
     @property
+    def kernel_map(self) -> AffineMap | None:
+        """The map ``x = shift + matrix @ z`` to the surrogate's coordinates (None: ``x``)."""
+        return self.coordinates.affine
+
+    @property
     def inv_mass_diag(self) -> np.ndarray | None:
         """Diagonal of the inverse mass matrix (None: the identity)."""
         return self.learner.metric.inv_mass_diag
@@ -371,7 +415,9 @@ class KMCStep(GradientFreeStep):
     def surrogate_gradient(self, x: np.ndarray) -> np.ndarray:
         """Gradient of the current surrogate log-density at ``x`` (zero before the first fit).
 
-        Scaled by ``surrogate_scale``, as the step's trajectories use it.
+        Scaled by ``surrogate_scale``, as the step's trajectories use it. With
+        ``warmup="whitened"`` the surrogate lives in the coordinates ``kernel_map`` whitens to,
+        and this is its gradient with respect to ``x`` (the chain rule through the map).
 
         Parameters
         ----------
@@ -381,7 +427,8 @@ class KMCStep(GradientFreeStep):
         -------
         numpy.ndarray, shape (d,)
         """
-        return self.learner.gradient(x)
+        z = self.coordinates.to_kernel(np.asarray(x, dtype=float))
+        return self.coordinates.gradient_to_states(self.learner.gradient(z))
 
     def log_density(self, x: np.ndarray) -> float:
         """The model's log-density of the step's variables at the raveled state ``x``.
@@ -410,6 +457,10 @@ class KMCStep(GradientFreeStep):
         # log of the factor on both ends of step_size_range, toward target_accept
         self.step_scale = ScaleAdapter()
         self.n_divergent = 0
+        self.coordinates = LearnerCoordinates()
+        if self.warmup == "whitened":
+            self._reset_whitened()
+            return
         # Haario's adaptive random walk; its covariance once the chain moved dim + 1 times
         self.explore = AdaptiveCovarianceProposal(
             self.dim, min_states=self.dim + 2, relative_ridge=RANDOM_WALK_RIDGE
@@ -420,10 +471,26 @@ class KMCStep(GradientFreeStep):
             for x in self.initial_history:
                 self.explore.record(x)
 
+    def _reset_whitened(self) -> None:
+        """The unit-free warm-up: the exploration moves carry the whitening (see ``warmup``)."""
+        pilot = self.initial_history
+        self.explore = WhitenedProposal(
+            IsotropicRandomWalk(self.dim),
+            initial_states=pilot,
+            learn_map=pilot is None,  # a pilot's coordinates are kept: no exploration moves
+        )
+        length = self.warmup_length
+        self.explore.plan_warmup(ASSUMED_WARMUP_LENGTH if length is None else length)
+        self.coordinates = LearnerCoordinates(self.explore.affine)
+        if pilot is not None:
+            self.learner.enter_initial_history(self.coordinates.to_kernel(pilot), self.rng)
+
     def stop_tuning(self) -> None:
         """End warm-up: fix the step-size scale at its weighted warm-up average; freeze."""
         if self.tune:
             self.step_scale.settle()
+            if self.warmup == "whitened":
+                self.explore.end_warmup()
         super().stop_tuning()
 
     # ----------------------------------------------------------------------------------------
@@ -453,7 +520,7 @@ class KMCStep(GradientFreeStep):
         self._check_start(q0)
         logp_evals += self._measure_noise()
         explore = self.tune and (
-            self.surrogate is None
+            self.surrogate is None  # (never fitted during a whitened warm-up's start)
             or (self.warmup_explore > 0.0 and self.rng.random() < self.warmup_explore)
         )
         move = self._explore_move if explore else self._hamiltonian_move
@@ -472,6 +539,9 @@ class KMCStep(GradientFreeStep):
             "warning": self._warning_stat(),
             **self._noise_stats(),
         }
+        if self.warmup == "whitened":
+            warmup = self.explore.stats()
+            stats.update(warmup_stage=warmup["warmup_stage"], n_windows=warmup["n_windows"])
         if EMIT_TUNE_STAT:
             stats["tune"] = bool(self.tune)
         return RaveledVars(self.x_current, q0.point_map_info), [stats]
@@ -481,12 +551,13 @@ class KMCStep(GradientFreeStep):
         n_steps, step_size = self.trajectory_length.draw(self.rng, self.step_scale.current)
         metric = self.learner.metric
         p0 = metric.draw_momentum(self.rng, self.dim)
-        trajectory = self.learner.trajectory(x, p0, step_size, n_steps)
+        z = self.coordinates.to_kernel(x)
+        trajectory = self.learner.trajectory(z, p0, step_size, n_steps)
         logp_new, noise_new, logp_evals = -math.inf, None, 0
-        x_new = trajectory.q
+        x_new = self.coordinates.to_states(trajectory.q)
         if trajectory.finite:
             # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts it
-            x_new = trajectory.q.astype(x.dtype, copy=False)
+            x_new = x_new.astype(x.dtype, copy=False)
             logp_new, noise_new = self._estimate_logp(x_new)
             logp_evals = 1
         kinetic_start = metric.kinetic_energy(p0)
@@ -498,7 +569,7 @@ class KMCStep(GradientFreeStep):
         )
         decision = mh_decide(log_accept if not diverging else -math.inf, self.rng)
         if self.tune and not diverging and self.surrogate is not None:
-            self.learner.calibrate(x, x_new, logp_new - self.logp_current)
+            self.learner.calibrate(z, trajectory.q, logp_new - self.logp_current)
         energy = energy_start
         if decision.accepted:
             self._accept(x_new, logp_new, noise_new)
@@ -554,12 +625,15 @@ class KMCStep(GradientFreeStep):
 
     def _explore_move(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
         """Adaptive-Metropolis move (warm-up only): symmetric Gaussian random walk."""
-        x_new, _ = self.explore.propose(x, self.rng)  # symmetric: no Hastings term
+        x_new, log_q_forward = self.explore.propose(x, self.rng)
         logp_new, noise_new = self._estimate_logp(x_new)
         valid = math.isfinite(logp_new)
-        decision = mh_decide(
-            mh_log_ratio(logp_new if valid else -math.inf, self.logp_current), self.rng
+        explore = self.explore  # symmetric moves: no Hastings term (not even a rounded zero)
+        hastings = (
+            (0.0, 0.0) if explore.symmetric else (explore.log_density(x, x_new), log_q_forward)
         )
+        log_ratio = mh_log_ratio(logp_new if valid else -math.inf, self.logp_current, *hastings)
+        decision = mh_decide(log_ratio, self.rng)
         if decision.accepted:
             self._accept(x_new, logp_new, noise_new)
         if not valid:
@@ -578,6 +652,9 @@ class KMCStep(GradientFreeStep):
     # ----------------------------------------------------------------------------------------
     # adaptation
     def _adapt(self, accept_prob: float, explored: bool) -> None:
+        if self.warmup == "whitened":
+            self._adapt_whitened(accept_prob, explored)
+            return
         if explored:
             self.explore.scale.update(accept_prob, self._noisy_target(RANDOM_WALK_TARGET))
         else:
@@ -591,6 +668,24 @@ class KMCStep(GradientFreeStep):
             self.explore.record(x)
         if self.learner.learn(x, t, self.rng, tuning=bool(self.tune)):
             self.step_scale.reset()  # the proposal mechanism changed: learn the step afresh
+
+    def _adapt_whitened(self, accept_prob: float, explored: bool) -> None:
+        x, t, tuning = self.x_current, self.iteration, bool(self.tune)
+        if not explored:
+            self.step_scale.update(accept_prob, self._noisy_target(self.target_accept))
+        if tuning:
+            transition = Transition(
+                x, accept_prob if explored else None, t, tuning, self._acceptance_ceiling()
+            )
+            self.explore.learn(transition, self.rng)
+            self.coordinates.follow(self.explore.affine, self.learner)
+        p = self.schedule.probability(t, tuning)
+        if p <= 0.0 or (p < 1.0 and self.rng.random() >= p):
+            return
+        if self.explore.stage == "start":  # the stuck start is not learned
+            return
+        if self.learner.learn(self.coordinates.to_kernel(x), t, self.rng, tuning=tuning):
+            self.step_scale.reset()
 
     # ----------------------------------------------------------------------------------------
     # progress bar

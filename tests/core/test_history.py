@@ -302,3 +302,23 @@ def test_subsample_with_replacement_from_empty_selection_is_empty():
     rng = np.random.default_rng(0)
     history.record(np.zeros(2), 0, rng)
     assert history.subsample(5, rng, since=3, replace=True).shape == (0, 2)
+
+
+def test_transform_states_maps_every_stored_row():
+    rng = np.random.default_rng(0)
+    history = ChainHistory(dim=2, capacity=5)
+    for i in range(8):  # past capacity: the reservoir holds 5 of the 8
+        history.record(rng.normal(size=2), i, rng)
+    before = history.values[: history.size].copy()
+    iterations = history.iterations.copy()
+    history.transform_states(lambda rows: 3.0 * rows + 1.0)
+    np.testing.assert_array_equal(history.values[: history.size], 3.0 * before + 1.0)
+    np.testing.assert_array_equal(history.iterations, iterations)
+    assert history.n_seen == 8
+
+
+def test_transform_states_must_keep_the_shape():
+    history = ChainHistory(dim=2, capacity=5)
+    history.record(np.ones(2), 0, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="same dimension"):
+        history.transform_states(lambda rows: rows[:, :1])

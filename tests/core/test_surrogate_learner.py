@@ -236,3 +236,30 @@ def test_surrogates_import_only_the_numpy_core():
                 continue
             for name in names:
                 assert name.startswith(allowed), f"{path.name} imports {name}"
+
+
+def test_record_learns_without_fitting():
+    rng = np.random.default_rng(0)
+    learner = SurrogateLearner(SETTINGS, D)
+    for t in range(SETTINGS.adapt_start + 5):
+        learner.record(rng.normal(size=D), t, rng)
+    assert learner.n_learned == SETTINGS.adapt_start + 5
+    assert learner.surrogate is None
+
+
+def test_change_coordinates_re_expresses_the_states_and_refits_afresh():
+    rng = np.random.default_rng(1)
+    learner = SurrogateLearner(SETTINGS, D)
+    for t in range(40):
+        learner.learn(rng.normal(size=D), t, rng, tuning=True)
+    assert learner.surrogate is not None and math.isfinite(learner.lengthscale)
+    before = learner.history.values[: learner.history.size].copy()
+    learner.change_coordinates(lambda rows: 10.0 * rows - 2.0)
+    np.testing.assert_allclose(learner.history.values[: learner.history.size], 10.0 * before - 2.0)
+    # everything fitted in the old coordinates is gone; the next state refits (a first fit)
+    assert learner.surrogate is None and math.isnan(learner.lengthscale)
+    assert learner.surrogate_scale == 1.0
+    assert learner.learn(10.0 * rng.normal(size=D) - 2.0, 40, rng, tuning=True)
+    assert learner.surrogate is not None
+    # the length scale was re-chosen for states ten times as spread
+    assert learner.lengthscale > 3.0

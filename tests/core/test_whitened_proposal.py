@@ -216,3 +216,34 @@ def test_initial_states_skip_the_start_and_whiten_by_their_covariance():
 def test_main_proposal_must_work_in_mapped_coordinates():
     with pytest.raises(TypeError, match="set_map"):
         WhitenedProposal(CoordinateRandomWalk(2))
+
+
+def test_stage_names_follow_the_stats():
+    proposal = WhitenedProposal(IsotropicRandomWalk(DIM), start_length=10, first_window=10)
+    proposal.plan_warmup(200)
+    rng = np.random.default_rng(0)
+    x = np.zeros(DIM)
+    seen = []
+    for t in range(200):
+        proposal.learn(Transition(x + rng.normal(size=DIM), 0.3, t, True), rng)
+        seen.append((proposal.stage, proposal.stats()["warmup_stage"]))
+    proposal.end_warmup()
+    seen.append((proposal.stage, proposal.stats()["warmup_stage"]))
+    assert [name for name, _ in dict.fromkeys(seen)] == ["start", "windows", "settle", "frozen"]
+    assert all(WARMUP_STAGES[name] == code for name, code in seen)
+
+
+def test_a_pilot_map_can_be_kept_for_the_whole_run():
+    rng = np.random.default_rng(0)
+    states = MEAN + rng.normal(size=(500, DIM)) @ np.linalg.cholesky(COV).T
+    proposal = WhitenedProposal(IsotropicRandomWalk(DIM), initial_states=states, learn_map=False)
+    proposal.plan_warmup(1000)
+    pilot = proposal.affine
+    assert proposal.stage == "settle"
+    draws, _ = _metropolis(proposal, 1000, 10, seed=1)
+    assert proposal.affine is pilot and proposal.n_windows == 0
+
+
+def test_keeping_the_map_needs_initial_states():
+    with pytest.raises(ValueError, match="initial_states"):
+        WhitenedProposal(IsotropicRandomWalk(DIM), learn_map=False)

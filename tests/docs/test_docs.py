@@ -96,7 +96,7 @@ NOISY_ONLY = {"noise_sd"}
 STAT_VARIANTS = {
     KameleonStep: ({"warmup": "classic"}, {"warmup": "whitened"}),
     AdaptiveMetropolis: ({"warmup": "classic"}, {"warmup": "whitened"}),
-    KMCStep: ({},),
+    KMCStep: ({"warmup": "classic"}, {"warmup": "whitened"}),
 }
 
 

@@ -82,6 +82,7 @@ CONFIGS: dict[str, tuple[Callable[[], pm.Model], Callable[[], Any]]] = {
                            lambda: AdaptiveMetropolis(initial_history=_history())),
     "kmc-lite": (gaussian_model, KMCStep),
     "kmc-finite": (gaussian_model, lambda: KMCStep(estimator="finite", n_features=60)),
+    "kmc-whitened": (gaussian_model, lambda: KMCStep(warmup="whitened")),
     "kmc-auto": (gaussian_model, lambda: KMCStep(estimator="auto", n_features=40)),
     "kmc-diagonal-mass": (gaussian_model, lambda: KMCStep(mass="diagonal", lengthscale=1.2)),
     "kmc-initial-history": (gaussian_model, lambda: KMCStep(initial_history=_history())),

@@ -348,9 +348,11 @@ class KMCAcceptingWithSurrogate(KMCStep):
         if self.surrogate is None:
             return super().log_accept_ratio(x, trajectory, logp_new, kinetic_start)
         valid = trajectory.finite and math.isfinite(logp_new)
+        # the trajectory runs in the surrogate's coordinates (whitened ones with a kernel map)
+        z = x if self.kernel_map is None else self.kernel_map.to_kernel(x)
         surrogate_new = self.surrogate.value(trajectory.q) if valid else -math.inf
         return log_accept_ratio(
-            surrogate_new, self.surrogate.value(x), trajectory.p, kinetic_start,
+            surrogate_new, self.surrogate.value(z), trajectory.p, kinetic_start,
             self.learner.metric, finite=trajectory.finite,
         )  # fmt: skip
 
@@ -400,11 +402,15 @@ def _cases() -> dict[str, StatCase]:
                  step=lambda: KMCStep(estimator="lite"), **gaussian, **kmc_budget),
         StatCase("gaussian-kmc-finite",
                  step=lambda: KMCStep(estimator="finite"), **gaussian, **kmc_budget),
+        StatCase("gaussian-kmc-whitened",
+                 step=lambda: KMCStep(warmup="whitened"), **gaussian, **kmc_budget),
         StatCase("pm-kameleon-blackbox", model=blackbox, step=KameleonStep, **noisy),
         StatCase("pm-kameleon-whitened-blackbox", model=blackbox,
                  step=lambda: KameleonStep(warmup="whitened"), **noisy),
         StatCase("pm-kmc-blackbox", model=blackbox,
                  step=lambda: KMCStep(n_steps_range=(5, 20)), **noisy),
+        StatCase("pm-kmc-whitened-blackbox", model=blackbox,
+                 step=lambda: KMCStep(warmup="whitened", n_steps_range=(5, 20)), **noisy),
         StatCase("pm-monte-carlo-within-metropolis", model=native,
                  step=MonteCarloWithinMetropolis, negative_control=True, **noisy),
     ]  # fmt: skip
@@ -478,6 +484,11 @@ def _invariance_cases() -> dict[str, InvarianceCase]:
                        step=lambda: KMCStep(estimator="finite"), **b4),
         InvarianceCase("banana4-kmc-surrogate-accept-invariance",
                        step=lambda: KMCAcceptingWithSurrogate(estimator="finite"),
+                       negative_control=True, **b4),
+        InvarianceCase("banana4-kmc-whitened-invariance",
+                       step=lambda: KMCStep(warmup="whitened"), **b4),
+        InvarianceCase("banana4-kmc-whitened-surrogate-accept-invariance",
+                       step=lambda: KMCAcceptingWithSurrogate(warmup="whitened"),
                        negative_control=True, **b4),
     ]  # fmt: skip
     return {case.name: case for case in cases}

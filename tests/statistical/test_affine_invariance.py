@@ -22,7 +22,7 @@ import pytest
 from scipy.stats import special_ortho_group
 from stat_cases import Z_TOL, correlated_gaussian, gaussian_exact
 
-from pymc_kameleon import AdaptiveMetropolis, KameleonStep
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon.diagnostics import mcse_zscores
 
 TUNE, DRAWS, SEED, N_CHAINS = 2000, 2500, 20261125, 8
@@ -36,6 +36,7 @@ MAP = np.diag(SCALES) @ special_ortho_group.rvs(DIM, random_state=7)
 STEPS = {
     "kameleon-whitened": lambda: KameleonStep(warmup="whitened"),
     "adaptive-metropolis": AdaptiveMetropolis,
+    "kmc-whitened": lambda: KMCStep(warmup="whitened"),
 }
 
 

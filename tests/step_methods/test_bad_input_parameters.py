@@ -88,6 +88,7 @@ CASES = {
         "n_steps_range": N_STEPS_RANGES,
         "target_accept": [*OPEN_UNIT, None],
         "mass": [*CHOICE, None, "dense", "Identity"],
+        "warmup": [*CHOICE, None, "Whitened", "stan", ["whitened"]],
         "adapt_start": [*INTEGER, None, 9],
         "refit_growth": [True, "2", None, NAN, INF, -1.0, 1.0, 0.5, [2.0]],
         "warmup_explore": [True, "0.5", NAN, INF, -0.1, 1.5, [0.5]],

@@ -1,5 +1,6 @@
-"""The unit-free (``warmup="whitened"``) warm-up of KameleonStep and AdaptiveMetropolis in PyMC:
-stages planned from PyMC's ``tune``, stats, exact state round trips, argument checks."""
+"""The unit-free (``warmup="whitened"``) warm-up of KameleonStep, AdaptiveMetropolis and KMCStep
+in PyMC: stages planned from PyMC's ``tune``, stats, exact state round trips, argument checks,
+KMC's surrogate in the whitened coordinates."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from helpers.models import mv_model
 from helpers.sampling import SAMPLE_KW, assert_states_equal, run_direct
 
-from pymc_kameleon import AdaptiveMetropolis, KameleonStep
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon.core.proposals import (
     WARMUP_STAGES,
     KameleonProposal,
@@ -24,7 +25,13 @@ from pymc_kameleon.core.proposals.whitened import planned_window_stops
 STEPS = {
     "kameleon": lambda **kw: KameleonStep(warmup="whitened", n_history=50, **kw),
     "adaptive_metropolis": lambda **kw: AdaptiveMetropolis(warmup="whitened", **kw),
+    "kmc": lambda **kw: KMCStep(warmup="whitened", adapt_start=50, **kw),
 }
+
+
+def _warmup(step):
+    """The WhitenedProposal of a step (KMCStep keeps it as its exploration move)."""
+    return step.explore if isinstance(step, KMCStep) else step.proposal
 
 
 @pytest.mark.parametrize("name", list(STEPS))
@@ -49,8 +56,8 @@ def test_stages_follow_the_tune_pymc_was_given(name, cores):
         assert (stage[stops[-1] - 1 :] == WARMUP_STAGES["settle"]).all()
         assert warm["n_windows"].values[chain, -1] == len(stops)
     assert (idata.sample_stats["warmup_stage"].values == WARMUP_STAGES["frozen"]).all()
-    for stat in ("warmup_stage", "n_windows", "scaling"):
-        assert idata.sample_stats[stat].dtype == (np.float64 if stat == "scaling" else np.int64)
+    for stat in ("warmup_stage", "n_windows"):
+        assert idata.sample_stats[stat].dtype == np.int64
 
 
 def test_without_a_known_tune_the_windows_keep_doubling():
@@ -72,7 +79,7 @@ def test_sampling_state_round_trip(name):
     fresh = copy.deepcopy(step)
     step.set_rng(123)
     point, _ = run_direct(step, model.initial_point(), 300)  # past the start, in a window
-    assert step.proposal.stats()["warmup_stage"] == WARMUP_STAGES["windows"]
+    assert _warmup(step).stats()["warmup_stage"] == WARMUP_STAGES["windows"]
     saved = step.sampling_state
     point_a, stats_a = step.step(copy.deepcopy(point))
     state_a = step.sampling_state
@@ -116,5 +123,41 @@ def test_bad_warmup_arguments_are_refused(kwargs, match):
     with mv_model(), pytest.raises((ValueError, TypeError), match=match):
         KameleonStep(**kwargs)
     if "global_weight" not in kwargs:
-        with mv_model(), pytest.raises(ValueError, match=match):
-            AdaptiveMetropolis(**kwargs)
+        for step in (AdaptiveMetropolis, KMCStep):
+            with mv_model(), pytest.raises(ValueError, match=match):
+                step(**kwargs)
+
+
+def test_kmc_learns_its_surrogate_in_the_final_whitened_coordinates():
+    with mv_model() as model:
+        step = STEPS["kmc"]()
+    step.set_rng(11)
+    run_direct(step, model.initial_point(), 1000)  # tune unknown: 1000 is assumed
+    assert step.explore.stage == "settle"
+    affine = step.kernel_map
+    assert affine is step.explore.affine and step.surrogate is not None
+    # the learned states are whitened: about standard in every direction
+    z = step.history.values[: step.history.size]
+    assert np.all(np.abs(np.log(z.std(axis=0))) < np.log(3.0)), z.std(axis=0)
+    # the public gradient is the surrogate's, by the chain rule through the map
+    x = step.x_current
+    h = 1e-5 * np.abs(np.diag(affine.matrix))
+
+    def f(y):
+        return step.surrogate_scale * step.surrogate.value(affine.to_kernel(y))
+
+    numeric = [(f(x + h[i] * e) - f(x - h[i] * e)) / (2 * h[i]) for i, e in enumerate(np.eye(3))]
+    np.testing.assert_allclose(step.surrogate_gradient(x), numeric, rtol=1e-4, atol=1e-8)
+
+
+def test_kmc_with_a_pilot_keeps_its_map_and_starts_with_trajectories():
+    rng = np.random.default_rng(2)
+    pilot = rng.normal(size=(400, 3)) * np.array([1e-3, 1.0, 1e3])
+    with mv_model() as model:
+        step = KMCStep(warmup="whitened", initial_history=pilot)
+    step.set_rng(3)
+    pilot_map = step.kernel_map
+    np.testing.assert_allclose(pilot_map.to_kernel(pilot).std(axis=0, ddof=1), 1.0, rtol=1e-6)
+    _, stats = run_direct(step, model.initial_point(), 300)
+    assert stats[0]["n_steps"] > 0  # the surrogate was fitted on the pilot before iteration 0
+    assert step.kernel_map is pilot_map and step.explore.n_windows == 0

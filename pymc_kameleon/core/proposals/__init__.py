@@ -25,6 +25,8 @@ from pymc_kameleon.core.linalg import (
 )
 from pymc_kameleon.core.proposals.adaptive_covariance import AdaptiveCovarianceProposal
 from pymc_kameleon.core.proposals.affine import AffineMap, diagonal_map
+from pymc_kameleon.core.proposals.coordinate_walk import CoordinateRandomWalk
+from pymc_kameleon.core.proposals.isotropic_walk import IsotropicRandomWalk
 from pymc_kameleon.core.proposals.kameleon import (
     KameleonProposal,
     centered_gradient_matrix,
@@ -35,8 +37,6 @@ from pymc_kameleon.core.proposals.kameleon import (
     random_walk_trace,
     scale_for_trace,
 )
-from pymc_kameleon.core.proposals.coordinate_walk import CoordinateRandomWalk
-from pymc_kameleon.core.proposals.isotropic_walk import IsotropicRandomWalk
 from pymc_kameleon.core.proposals.mixture import MixtureProposal
 from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 from pymc_kameleon.core.proposals.random_walk import GaussianRandomWalk

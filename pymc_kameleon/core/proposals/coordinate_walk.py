@@ -55,9 +55,7 @@ class CoordinateRandomWalk(Proposal):
     symmetric = True
     stats_dtypes: ClassVar[dict[str, tuple[Any, list]]] = {"scaling": (np.float64, [])}
 
-    def __init__(
-        self, dim: int, *, target_accept: float = 0.44, initial_scales: Any = 1.0
-    ) -> None:
+    def __init__(self, dim: int, *, target_accept: float = 0.44, initial_scales: Any = 1.0) -> None:
         self.dim = int(dim)
         self.coordinate_scales = CoordinateScales(
             self.dim, target=target_accept, initial_scales=initial_scales

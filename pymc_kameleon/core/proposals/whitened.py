@@ -177,6 +177,9 @@ class WhitenedProposal(Proposal):
     initial_states : numpy.ndarray of shape (n, dim), optional
         States that already cover the posterior (e.g. a pilot run): the start is skipped and the
         main proposal begins in the coordinates that whiten them.
+    learn_map : bool, default True
+        Whether the windows re-estimate the map. False needs ``initial_states``: their map is
+        then kept for the whole run.
 
     Attributes
     ----------
@@ -196,7 +199,13 @@ class WhitenedProposal(Proposal):
         first_window: int | None = None,
         shrinkage: float = 0.0,
         initial_states: np.ndarray | None = None,
+        learn_map: bool = True,
     ) -> None:
+        if not learn_map and initial_states is None:
+            raise ValueError(
+                "WhitenedProposal: learn_map=False keeps the map of `initial_states`, but none "
+                "were given; pass initial_states or leave learn_map=True."
+            )
         if not hasattr(main, "set_map"):
             raise TypeError(
                 f"WhitenedProposal: the main proposal {type(main).__name__} cannot work in "
@@ -210,6 +219,7 @@ class WhitenedProposal(Proposal):
         self.first_window = default_first_window(self.dim) if first_window is None else first_window
         self.windows = WindowedCovariance(self.dim, shrinkage=shrinkage)
         self.initial_states = initial_states
+        self.learn_map = bool(learn_map)
         self.warmup_length: int | None = None
         self.stats_dtypes = {
             "warmup_stage": (np.int64, []),
@@ -259,11 +269,12 @@ class WhitenedProposal(Proposal):
         if self.warmup_length is not None and self.initial_states is None:
             start = min(start, self.warmup_length // 4)
         self.start_stop = start
-        self.planned_stops = (
-            None if self.warmup_length is None else planned_window_stops(
-                start, self.warmup_length, self.first_window
-            )
-        )  # fmt: skip
+        if not self.learn_map:
+            self.planned_stops: tuple[int, ...] | None = ()
+        elif self.warmup_length is None:
+            self.planned_stops = None
+        else:
+            self.planned_stops = planned_window_stops(start, self.warmup_length, self.first_window)
         self.window_length = self.first_window
         self.window_stop = self._next_stop(start)
         if self.initial_states is not None:
@@ -385,10 +396,17 @@ class WhitenedProposal(Proposal):
         -------
         dict of str to object
         """
+        return {
+            "warmup_stage": WARMUP_STAGES[self.stage],
+            "n_windows": self.n_windows,
+            **self.main.stats(),
+        }
+
+    @property
+    def stage(self) -> str:
+        """The current stage: ``"start"``, ``"windows"``, ``"settle"`` or ``"frozen"``."""
         if self.frozen:
-            stage = WARMUP_STAGES["frozen"]
-        elif self.in_start:
-            stage = WARMUP_STAGES["start"]
-        else:
-            stage = WARMUP_STAGES["windows" if self.window_stop is not None else "settle"]
-        return {"warmup_stage": stage, "n_windows": self.n_windows, **self.main.stats()}
+            return "frozen"
+        if self.in_start:
+            return "start"
+        return "windows" if self.window_stop is not None else "settle"

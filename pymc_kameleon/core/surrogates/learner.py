@@ -293,16 +293,50 @@ class SurrogateLearner:
         bool
             Whether the proposal mechanism changed (see :meth:`refit`).
         """
-        self.history.record(x, iteration, rng)
-        self.n_learned += 1
-        if self.surrogate is not None:
-            self.surrogate.update(x)
+        self.record(x, iteration, rng)
         if self.n_learned < self.next_refit:
             return False
         changed = self.refit(rng, learn=tuning)
         growth = self.settings.refit_growth
         self.next_refit = max(self.n_learned + 1, math.ceil(growth * self.n_learned))
         return changed
+
+    def record(self, x: np.ndarray, iteration: int, rng: np.random.Generator) -> None:
+        """Learn one state without refitting (e.g. while its coordinates may still change).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+        iteration : int
+        rng : numpy.random.Generator
+        """
+        self.history.record(x, iteration, rng)
+        self.n_learned += 1
+        if self.surrogate is not None:
+            self.surrogate.update(x)
+
+    def change_coordinates(self, function) -> None:
+        """Re-express the learned states in new coordinates and start the fit afresh.
+
+        The surrogate, metric, surrogate scale and a cross-validated length scale were learned
+        in the old coordinates, so they are dropped; the next :meth:`learn` refits (as a first
+        fit, re-choosing the length scale).
+
+        Parameters
+        ----------
+        function : callable
+            Maps states (rows of an ``(m, d)`` array) from the old coordinates to the new.
+        """
+        self.history.transform_states(function)
+        self.surrogate = None
+        self.active_estimator = "finite" if self.settings.estimator == "finite" else "lite"
+        if self.settings.lengthscale is None:
+            self.lengthscale = math.nan
+        self.metric = DiagonalMetric()
+        self.surrogate_scale = 1.0
+        self.calibration_sums = np.zeros(3)
+        self.lengthscale_chosen_at = 0
+        self.next_refit = max(self.settings.adapt_start, self.n_learned + 1)
 
     def refit(self, rng: np.random.Generator, learn: bool) -> bool:
         """Re-choose the hyperparameters (if ``learn``) and rebuild the surrogate.
