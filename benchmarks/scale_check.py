@@ -17,7 +17,9 @@ CORRELATION = np.array([[1.0, 0.9, 0.5], [0.9, 1.0, 0.7], [0.5, 0.7, 1.0]])
 
 if __name__ == "__main__":
     cov = CORRELATION * np.outer(SD, SD)
-    for name, make in [("KMCStep", KMCStep), ("KameleonStep", KameleonStep),
+    for name, make in [("KMCStep", KMCStep),
+                       ("KMCStep(whitened)", lambda: KMCStep(warmup="whitened")),
+                       ("KameleonStep", KameleonStep),
                        ("KameleonStep(whitened)", lambda: KameleonStep(warmup="whitened")),
                        ("AdaptiveMetropolis", AdaptiveMetropolis),
                        ("pm.Metropolis", pm.Metropolis)]:  # fmt: skip

@@ -17,8 +17,12 @@ from pymc_kameleon.core.proposals import (
     WhitenedProposal,
 )
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
-from pymc_kameleon.step_methods.arguments import check_initial_history, check_warmup
-from pymc_kameleon.step_methods.kameleon import check_target_accept
+from pymc_kameleon.step_methods.arguments import (
+    check_initial_history,
+    check_target_accept,
+    check_warmup,
+)
+from pymc_kameleon.step_methods.pooling import pooled_variant
 
 __all__ = ["AdaptiveMetropolis", "AdaptiveMetropolisState"]
 
@@ -80,6 +84,14 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         warm-up iterations, the current state is re-estimated 4 extra times (counted in
         ``logp_evals``; the chain keeps its stored estimate) to measure the ``noise_sd`` stat.
         0 turns the checks off.
+    pool_warmup : bool, default False
+        Pool the warm-up across chains: ``pm.sample`` then runs the chains in lock-step (PyMC's
+        population sampling, also with ``cores > 1``) and, before each warm-up iteration, each chain
+        learns from the other chains' current states as well as its own (the covariance windows, or
+        with ``warmup="classic"`` the running covariance); their starts are spread over the
+        posterior, so the learned coordinates and history cover more of it. After warm-up nothing is
+        shared and every chain is an exact chain of its own frozen kernel. Works with any number of
+        chains (with one there is nothing to pool). See :doc:`/concepts/warmup`.
     initial_history : array_like of shape (n, d), optional
         States of the sampled space (the step's variables raveled in order, on the transformed
         scale, as ``model.initial_point()`` lists them), e.g. exact draws from the target or the
@@ -159,6 +171,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         rng=None,
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
+        pool_warmup: bool = False,
         initial_history: Any = None,
     ) -> None:
         scale = check_choice(
@@ -181,17 +194,11 @@ class AdaptiveMetropolis(AdaptiveMHStep):
 
         make_proposal = partial(self._build_proposal, initial_history)
         super().__init__(
-            vars,
-            proposal=make_proposal,
-            adaptation=adaptation,
-            model=model,
-            initial_point=initial_point,
-            compile_kwargs=compile_kwargs,
-            blocked=blocked,
-            rng=rng,
+            vars, proposal=make_proposal, adaptation=adaptation, model=model,
+            initial_point=initial_point, compile_kwargs=compile_kwargs, blocked=blocked, rng=rng,
             noise_free_other_steps=noise_free_other_steps,
-            noise_check_interval=noise_check_interval,
-        )
+            noise_check_interval=noise_check_interval, pool_warmup=pool_warmup,
+        )  # fmt: skip
 
     def _build_proposal(self, initial_history: Any, dim: int) -> Proposal:
         """The chain's proposal, once the dimension is known (validates ``initial_history``)."""
@@ -240,3 +247,6 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         numpy.ndarray, shape (d, d)
         """
         return self.proposal.covariance(x)
+
+
+pooled_variant(AdaptiveMetropolis)  # the pool_warmup=True class, made at import: it pickles by name

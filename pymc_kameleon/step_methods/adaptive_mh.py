@@ -11,20 +11,31 @@ their arguments and choose the proposal.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
-from rich.progress import TextColumn
-from rich.table import Column
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import Proposal, Transition
 from pymc_kameleon.step_methods.base import GradientFreeState, GradientFreeStep
+from pymc_kameleon.step_methods.pooling import pooled_variant
+from pymc_kameleon.step_methods.progress import (
+    ProgressField,
+    progressbar_config,
+    progressbar_updater,
+)
 
 __all__ = ["AdaptiveMHState", "AdaptiveMHStep"]
+
+#: the progress bar's columns
+PROGRESS_FIELDS = (
+    ProgressField("accept_rate", "Accept Rate", "accept", "0.2f"),
+    ProgressField("scaling", "Scaling", "scaling", "0.3g"),
+)
 
 
 @dataclass_state
@@ -49,12 +60,14 @@ class AdaptiveMHStep(GradientFreeStep):
         Continuous variables to sample jointly; defaults to all continuous variables.
     proposal : Proposal or callable
         The proposal, or ``make(dim) -> Proposal`` to build it once the dimension of the sampled
-        (raveled, transformed) space is known. It is reset at the start of every chain.
+        (raveled, transformed) space is known. Each chain works on a copy of its own, made and reset
+        when the chain starts (``step.proposal`` is the current chain's).
     adaptation : {"tune", "vanishing"}, AdaptationSchedule or callable, default "tune"
         While the proposal learns: during warm-up only (``"tune"``), or also afterwards.
     model, initial_point, compile_kwargs, blocked, rng, noise_free_other_steps, \
-noise_check_interval
-        As for :class:`~pymc_kameleon.KameleonStep`.
+noise_check_interval, pool_warmup
+        As for :class:`~pymc_kameleon.KameleonStep` (with ``pool_warmup`` the proposal's
+        :meth:`~pymc_kameleon.core.proposals.Proposal.observe` gets the other chains' states).
 
     Attributes
     ----------
@@ -93,6 +106,7 @@ noise_check_interval
         rng=None,
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
+        pool_warmup: bool = False,
     ) -> None:
         self.proposal: Proposal | None = None
         super().__init__(
@@ -105,6 +119,7 @@ noise_check_interval
             rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
+            pool_warmup=pool_warmup,
         )
         self.proposal = proposal if isinstance(proposal, Proposal) else proposal(self.dim)
         self._reset_chain_state()
@@ -120,7 +135,13 @@ noise_check_interval
         """Put every piece of per-chain state back to its untuned value."""
         self._reset_common_state()
         if self.proposal is not None:
+            # PyMC's population sampler gives each chain a shallow copy of the step: without a
+            # copy of its own, every chain would train one shared proposal
+            self.proposal = copy.deepcopy(self.proposal)
             self.proposal.plan_warmup(self.warmup_length)  # resets it for the new chain
+
+    def _observe_others(self, states: np.ndarray) -> None:
+        self.proposal.observe(states, self.iteration, self.rng)
 
     def stop_tuning(self) -> None:
         """End warm-up: the proposal settles (e.g. its scale at the warm-up average); freeze."""
@@ -216,19 +237,11 @@ noise_check_interval
     # PyMC integration
     @staticmethod
     def _progressbar_config(n_chains: int = 1):
-        columns = [
-            TextColumn("{task.fields[accept_rate]:0.2f}", table_column=Column("Accept Rate")),
-            TextColumn("{task.fields[scaling]:0.3g}", table_column=Column("Scaling")),
-        ]
-        stats = {"accept_rate": [0.0] * n_chains, "scaling": [0.0] * n_chains}
-        return columns, stats
+        return progressbar_config(PROGRESS_FIELDS, n_chains)
 
     @staticmethod
     def _make_progressbar_update_functions():
-        def update_stats(step_stats):
-            return {
-                "accept_rate": step_stats["accept"],
-                "scaling": step_stats.get("scaling", math.nan),
-            }
+        return progressbar_updater(PROGRESS_FIELDS)
 
-        return (update_stats,)
+
+pooled_variant(AdaptiveMHStep)  # the pool_warmup=True class, made at import: it pickles by name

@@ -11,17 +11,26 @@ import warnings
 from typing import Any
 
 import numpy as np
+from pymc.model import Model, modelcontext
 from pymc.util import get_random_generator
 
 from pymc_kameleon._compat import continuous_types, get_value_vars_from_user_vars
-from pymc_kameleon.core.checks import ArgumentTypeError, check_choice, show
+from pymc_kameleon.core.checks import (
+    ArgumentTypeError,
+    check_choice,
+    check_mapping,
+    check_number,
+    show,
+)
 
 __all__ = [
     "WARMUPS",
     "caller_stacklevel",
     "check_initial_history",
     "check_rng",
+    "check_target_accept",
     "check_warmup",
+    "model_and_point",
     "resolve_vars",
 ]
 
@@ -31,6 +40,17 @@ _WARMUP_HINT = (
     "'whitened' learns per-coordinate scales, then works in coordinates whitened by windowed "
     "covariance estimates (no units); 'classic' is the published algorithm in the model's units."
 )
+
+
+def check_target_accept(
+    target_accept: float,
+    hint: str = "0.234 is optimal for random-walk proposals in moderate dimension.",
+) -> float:
+    """Validate a step's ``target_accept`` (a probability strictly inside (0, 1))."""
+    return check_number(
+        "target_accept", target_accept, minimum=0.0, maximum=1.0, open_minimum=True,
+        open_maximum=True, hint=hint,
+    )  # fmt: skip
 
 
 def check_warmup(warmup: str) -> str:
@@ -241,3 +261,18 @@ def _check_history_spread(array: np.ndarray, owner: str) -> None:
 
 def _row_text(row: np.ndarray) -> str:
     return np.array2string(row, precision=4, threshold=_MAX_SHOWN, separator=", ")
+
+
+def model_and_point(model, initial_point) -> tuple[Model, dict]:
+    """The model (from the context if None) and the initial point (the model's if None)."""
+    model = modelcontext(model)
+    if not isinstance(model, Model):
+        raise ArgumentTypeError(
+            f"`model` must be a pymc.Model, or None inside a `with model:` block, got "
+            f"{show(model)}."
+        )
+    if initial_point is None:
+        return model, model.initial_point()
+    return model, check_mapping(
+        "initial_point", initial_point, hint="Use a point such as model.initial_point()."
+    )

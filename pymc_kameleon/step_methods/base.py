@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 import numpy as np
 from pymc.blocking import DictToArrayBijection
 from pymc.exceptions import SamplingError
-from pymc.model import Model
 from pymc.util import get_random_generator
 
 from pymc_kameleon._compat import (
@@ -32,20 +31,21 @@ from pymc_kameleon._compat import (
     dataclass_state,
     join_nonshared_inputs,
     make_shared_replacements,
-    modelcontext,
     warmup_length_from_sampler,
 )
 from pymc_kameleon.core._threads import limit_blas_in_forked_worker
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
-from pymc_kameleon.core.checks import ArgumentTypeError, check_bool, check_int, check_mapping, show
+from pymc_kameleon.core.checks import check_bool, check_int, check_mapping
 from pymc_kameleon.pseudo_marginal import in_noisy_model, noise_variables, strip_noisy_guards
 from pymc_kameleon.step_methods.arguments import (
     caller_stacklevel,
     check_initial_history,
     check_rng,
+    model_and_point,
     resolve_vars,
 )
 from pymc_kameleon.step_methods.noise import check_noise_ownership, compile_noisy_log_density
+from pymc_kameleon.step_methods.pooling import pooled_variant
 
 __all__ = [
     "NOISE_CHECK_REPEATS",
@@ -121,6 +121,12 @@ class GradientFreeStep(ArrayStepShared):
     #: what counts as an invalid proposal, for the stuck-chain warning
     _invalid_description: ClassVar[str] = "had a NaN/-inf log-density"
 
+    def __new__(cls, *args, **kwargs):
+        """``pool_warmup=True`` builds the pooled variant of the class (see :mod:`.pooling`)."""
+        if kwargs.get("pool_warmup") is True:
+            cls = pooled_variant(cls)
+        return super().__new__(cls, *args, **kwargs)
+
     def __init__(
         self,
         vars=None,
@@ -133,8 +139,11 @@ class GradientFreeStep(ArrayStepShared):
         rng=None,
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
+        pool_warmup: bool = False,
     ) -> None:
         blocked = check_bool("blocked", blocked)
+        #: whether warm-up learns from every chain (the class is then the pooled variant)
+        self.pool_warmup = check_bool("pool_warmup", pool_warmup)
         noise_free_other_steps = check_bool(
             "noise_free_other_steps",
             noise_free_other_steps,
@@ -149,7 +158,7 @@ class GradientFreeStep(ArrayStepShared):
         )
         compile_kwargs = check_mapping("compile_kwargs", compile_kwargs)
         check_rng(rng)
-        model, initial_point = _model_and_point(model, initial_point)
+        model, initial_point = model_and_point(model, initial_point)
         vars = resolve_vars(vars, model, type(self).__name__)
         self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
         #: dtype of the raveled points the compiled log-density takes
@@ -241,6 +250,10 @@ class GradientFreeStep(ArrayStepShared):
 
     def _reset_chain_state(self) -> None:
         """Put every piece of per-chain state back to its untuned value."""
+        raise NotImplementedError
+
+    def _observe_others(self, states: np.ndarray) -> None:
+        """Learn from other chains' current states (``pool_warmup=True``, during warm-up)."""
         raise NotImplementedError
 
     def _start_chain(self, rng, tune: int | None = None) -> None:
@@ -545,18 +558,3 @@ class GradientFreeStep(ArrayStepShared):
         if in_noisy_model(var):
             return Competence.IDEAL
         return Competence.COMPATIBLE
-
-
-def _model_and_point(model, initial_point) -> tuple[Model, dict]:
-    """The model (from the context if None) and the initial point (the model's if None)."""
-    model = modelcontext(model)
-    if not isinstance(model, Model):
-        raise ArgumentTypeError(
-            f"`model` must be a pymc.Model, or None inside a `with model:` block, got "
-            f"{show(model)}."
-        )
-    if initial_point is None:
-        return model, model.initial_point()
-    return model, check_mapping(
-        "initial_point", initial_point, hint="Use a point such as model.initial_point()."
-    )

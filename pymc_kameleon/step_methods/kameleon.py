@@ -26,11 +26,16 @@ from pymc_kameleon.core.proposals import (
     WhitenedProposal,
 )
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
-from pymc_kameleon.step_methods.arguments import check_initial_history, check_warmup
+from pymc_kameleon.step_methods.arguments import (
+    check_initial_history,
+    check_target_accept,
+    check_warmup,
+)
+from pymc_kameleon.step_methods.pooling import pooled_variant
 
 _GAMMA_HINT = "It is the standard deviation of the isotropic term of the proposal."
 
-__all__ = ["KameleonState", "KameleonStep", "check_target_accept"]
+__all__ = ["KameleonState", "KameleonStep"]
 
 
 @dataclass_state
@@ -134,6 +139,14 @@ class KameleonStep(AdaptiveMHStep):
         warm-up iterations, the current state is re-estimated 4 extra times (counted in
         ``logp_evals``; the chain keeps its stored estimate) to measure the ``noise_sd`` stat.
         0 turns the checks off.
+    pool_warmup : bool, default False
+        Pool the warm-up across chains: ``pm.sample`` then runs the chains in lock-step (PyMC's
+        population sampling, also with ``cores > 1``) and, before each warm-up iteration, each chain
+        learns from the other chains' current states as well as its own (the kernel's history and,
+        with ``warmup="whitened"``, the covariance windows); their starts are spread over the
+        posterior, so the learned coordinates and history cover more of it. After warm-up nothing is
+        shared and every chain is an exact chain of its own frozen kernel. Works with any number of
+        chains (with one there is nothing to pool). See :doc:`/concepts/warmup`.
     initial_history : array_like of shape (n, d), optional
         States of the sampled space (the step's variables raveled in order, on the transformed
         scale, as ``model.initial_point()`` lists them), e.g. exact draws from the target or the
@@ -232,6 +245,7 @@ class KameleonStep(AdaptiveMHStep):
         rng=None,
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
+        pool_warmup: bool = False,
         initial_history: Any = None,
     ) -> None:
         self.n_history = check_int("n_history", n_history, minimum=2)
@@ -247,17 +261,11 @@ class KameleonStep(AdaptiveMHStep):
         self.initial_history: np.ndarray | None = None
         build = partial(self._build_proposal, initial_history, base_kernel, median_bandwidth, nu2)
         super().__init__(
-            vars,
-            proposal=build,
-            adaptation=adaptation,
-            model=model,
-            initial_point=initial_point,
-            compile_kwargs=compile_kwargs,
-            blocked=blocked,
-            rng=rng,
+            vars, proposal=build, adaptation=adaptation, model=model,
+            initial_point=initial_point, compile_kwargs=compile_kwargs, blocked=blocked, rng=rng,
             noise_free_other_steps=noise_free_other_steps,
-            noise_check_interval=noise_check_interval,
-        )
+            noise_check_interval=noise_check_interval, pool_warmup=pool_warmup,
+        )  # fmt: skip
 
     def _build_proposal(
         self, initial_history: Any, kernel: Kernel, median_bandwidth: bool, nu2, dim: int
@@ -344,6 +352,9 @@ class KameleonStep(AdaptiveMHStep):
         return self.proposal.covariance(x)
 
 
+pooled_variant(KameleonStep)  # the pool_warmup=True class, made at import: it pickles by name
+
+
 def _check_fraction(discard_fraction: float) -> float:
     return check_number(
         "discard_fraction", discard_fraction, minimum=0.0, maximum=1.0, open_maximum=True
@@ -358,19 +369,6 @@ def _check_weight(global_weight: float) -> float:
         maximum=1.0,
         open_maximum=True,
         hint="It is the probability of the global move; 0.2 is the default.",
-    )
-
-
-def check_target_accept(target_accept: float) -> float:
-    """Validate a random-walk step's ``target_accept`` (a probability strictly inside (0, 1))."""
-    return check_number(
-        "target_accept",
-        target_accept,
-        minimum=0.0,
-        maximum=1.0,
-        open_minimum=True,
-        open_maximum=True,
-        hint="0.234 is optimal for random-walk proposals in moderate dimension.",
     )
 
 

@@ -15,8 +15,6 @@ from dataclasses import field
 from typing import Any, ClassVar
 
 import numpy as np
-from rich.progress import TextColumn
-from rich.table import Column
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
 from pymc_kameleon.core.adaptation import ScaleAdapter
@@ -37,11 +35,17 @@ from pymc_kameleon.core.proposals import (
 )
 from pymc_kameleon.core.surrogates.coordinates import LearnerCoordinates
 from pymc_kameleon.core.surrogates.learner import LearnerSettings, SurrogateLearner
-from pymc_kameleon.step_methods.arguments import check_warmup
+from pymc_kameleon.step_methods.arguments import check_target_accept, check_warmup
 from pymc_kameleon.step_methods.base import (
     GradientFreeState,
     GradientFreeStep,
     check_initial_history,
+)
+from pymc_kameleon.step_methods.pooling import pooled_variant
+from pymc_kameleon.step_methods.progress import (
+    ProgressField,
+    progressbar_config,
+    progressbar_updater,
 )
 
 __all__ = ["KMCState", "KMCStep"]
@@ -55,6 +59,12 @@ RANDOM_WALK_RIDGE = 1e-6
 #: fewest states of ``initial_history`` for a fit with a fixed length scale / with CV
 MIN_INITIAL_HISTORY = 2
 MIN_INITIAL_HISTORY_CV = 4
+#: the progress bar's columns
+PROGRESS_FIELDS = (
+    ProgressField("divergences", "Divergences", "diverging", convert=int),
+    ProgressField("accept_rate", "Accept Rate", "accept", "0.2f"),
+    ProgressField("step_size", "Step size", "step_size", "0.3g"),
+)
 #: the stats ``warmup="whitened"`` adds
 WHITENED_WARMUP_STATS = {"warmup_stage": (np.int64, []), "n_windows": (np.int64, [])}
 #: warm-up length assumed by the whitened warm-up when the sampler does not say (pm.sample's
@@ -220,6 +230,15 @@ class KMCStep(GradientFreeStep):
         warm-up iterations, the current state is re-estimated 4 extra times (counted in
         ``logp_evals``; the chain keeps its stored estimate) to measure the ``noise_sd`` stat.
         0 turns the checks off.
+    pool_warmup : bool, default False
+        Pool the warm-up across chains: ``pm.sample`` then runs the chains in lock-step (PyMC's
+        population sampling, also with ``cores > 1``) and, before each warm-up iteration, each chain
+        learns from the other chains' current states as well as its own (the surrogate's history,
+        the exploration moves' covariance and, with ``warmup="whitened"``, the covariance windows);
+        their starts are spread over the posterior, so the learned coordinates and history cover
+        more of it. After warm-up nothing is shared and every chain is an exact chain of its own
+        frozen kernel. Works with any number of chains (with one there is nothing to pool). See
+        :doc:`/concepts/warmup`.
 
     Notes
     -----
@@ -328,6 +347,7 @@ class KMCStep(GradientFreeStep):
         rng=None,
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
+        pool_warmup: bool = False,
     ) -> None:
         self.learner_settings = LearnerSettings.from_arguments(
             estimator, n_history, n_features, lengthscale, regularisation, mass,
@@ -335,10 +355,7 @@ class KMCStep(GradientFreeStep):
         )  # fmt: skip
         lengths = self.trajectory_length = UniformTrajectoryLength(n_steps_range, step_size_range)
         self.step_size_range, self.n_steps_range = lengths.step_size_range, lengths.n_steps_range
-        self.target_accept = check_number(
-            "target_accept", target_accept, minimum=0.0, maximum=1.0, open_minimum=True,
-            open_maximum=True, hint="0.6-0.8 suits Hamiltonian proposals.",
-        )  # fmt: skip
+        self.target_accept = check_target_accept(target_accept, "0.6-0.8 suits Hamiltonian moves.")
         self.warmup = check_warmup(warmup)  # before the base class resets the chain state
         self.warmup_explore = _parse_warmup_explore(warmup_explore, initial_history)
         self.initial_history = None  # validated once the base class knows the dimension
@@ -346,7 +363,7 @@ class KMCStep(GradientFreeStep):
             vars, adaptation=adaptation, model=model, initial_point=initial_point,
             compile_kwargs=compile_kwargs, blocked=blocked, rng=rng,
             noise_free_other_steps=noise_free_other_steps,
-            noise_check_interval=noise_check_interval,
+            noise_check_interval=noise_check_interval, pool_warmup=pool_warmup,
         )  # fmt: skip
         if initial_history is not None:
             self._set_initial_history(initial_history)
@@ -687,32 +704,27 @@ class KMCStep(GradientFreeStep):
         if self.learner.learn(self.coordinates.to_kernel(x), t, self.rng, tuning=tuning):
             self.step_scale.reset()
 
+    def _observe_others(self, states: np.ndarray) -> None:
+        t = self.iteration
+        self.explore.observe(states, t, self.rng)
+        if self.warmup == "whitened" and self.explore.stage == "start":
+            return  # each chain learns from its own moves until its map exists
+        for x in states:
+            if self.learner.learn(self.coordinates.to_kernel(x), t, self.rng, tuning=True):
+                self.step_scale.reset()
+
     # ----------------------------------------------------------------------------------------
     # progress bar
     @staticmethod
     def _progressbar_config(n_chains: int = 1):
-        columns = [
-            TextColumn("{task.fields[divergences]}", table_column=Column("Divergences")),
-            TextColumn("{task.fields[accept_rate]:0.2f}", table_column=Column("Accept Rate")),
-            TextColumn("{task.fields[step_size]:0.3g}", table_column=Column("Step size")),
-        ]
-        stats = {
-            "divergences": [0] * n_chains,
-            "accept_rate": [0.0] * n_chains,
-            "step_size": [0.0] * n_chains,
-        }
-        return columns, stats
+        return progressbar_config(PROGRESS_FIELDS, n_chains)
 
     @staticmethod
     def _make_progressbar_update_functions():
-        def update_stats(step_stats):
-            return {
-                "accept_rate": step_stats["accept"],
-                "step_size": step_stats["step_size"],
-                "divergences": int(step_stats["diverging"]),
-            }
+        return progressbar_updater(PROGRESS_FIELDS)
 
-        return (update_stats,)
+
+pooled_variant(KMCStep)  # the pool_warmup=True class, made at import: it pickles by name
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pymc_kameleon.core.adaptation import TuningOnly
 from pymc_kameleon.core.kernels import GaussianKernel
 from pymc_kameleon.core.proposals import (
     WARMUP_STAGES,
+    AdaptiveCovarianceProposal,
     AffineMap,
     CoordinateRandomWalk,
     IsotropicRandomWalk,
@@ -240,10 +241,38 @@ def test_a_pilot_map_can_be_kept_for_the_whole_run():
     proposal.plan_warmup(1000)
     pilot = proposal.affine
     assert proposal.stage == "settle"
-    draws, _ = _metropolis(proposal, 1000, 10, seed=1)
+    _metropolis(proposal, 1000, 10, seed=1)
     assert proposal.affine is pilot and proposal.n_windows == 0
 
 
 def test_keeping_the_map_needs_initial_states():
     with pytest.raises(ValueError, match="initial_states"):
         WhitenedProposal(IsotropicRandomWalk(DIM), learn_map=False)
+
+
+def test_other_chains_states_enter_the_windows_and_the_main_proposal():
+    rng = np.random.default_rng(3)
+    main = _kameleon_mixture()
+    proposal = WhitenedProposal(main, start_length=10, first_window=40)
+    proposal.plan_warmup(400)
+    kameleon = main.proposals[0]
+    others = rng.normal(size=(3, DIM))
+    proposal.observe(others, 0, rng)  # the start: each chain learns its own scales
+    assert proposal.windows.count == 0 and kameleon.history.n_seen == 0
+    for t in range(10):
+        proposal.learn(Transition(rng.normal(size=DIM), 0.3, t, True), rng)
+    assert proposal.stage == "windows"
+    proposal.observe(others, 10, rng)
+    assert proposal.windows.count == 3 and kameleon.history.n_seen == 3
+    np.testing.assert_array_equal(kameleon.history.values[:3], others)
+    proposal.end_warmup()
+    proposal.observe(others, 11, rng)  # frozen: nothing more
+    assert kameleon.history.n_seen == 3
+
+
+def test_adaptive_covariance_counts_other_chains_states():
+    proposal = AdaptiveCovarianceProposal(DIM)
+    states = np.random.default_rng(0).normal(size=(5, DIM))
+    proposal.observe(states, 0, np.random.default_rng(1))
+    assert proposal.moments.count == 5
+    np.testing.assert_allclose(proposal.moments.mean, states.mean(axis=0))

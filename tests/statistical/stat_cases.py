@@ -317,6 +317,12 @@ class ClaimsSymmetry(Proposal):
     def end_warmup(self):
         self.inner.end_warmup()
 
+    def plan_warmup(self, warmup_length):
+        self.inner.plan_warmup(warmup_length)
+
+    def observe(self, states, iteration, rng):
+        self.inner.observe(states, iteration, rng)
+
     def reset(self):
         self.inner.reset()
 
@@ -404,11 +410,26 @@ def _cases() -> dict[str, StatCase]:
                  step=lambda: KMCStep(estimator="finite"), **gaussian, **kmc_budget),
         StatCase("gaussian-kmc-whitened",
                  step=lambda: KMCStep(warmup="whitened"), **gaussian, **kmc_budget),
+        # warm-up pooled across the 4 chains (population sampling on 2 processes)
+        StatCase("gaussian-am-pooled",
+                 step=lambda: AdaptiveMetropolis(pool_warmup=True), **gaussian, **kamh_budget),
+        StatCase("gaussian-kameleon-whitened-pooled",
+                 step=lambda: KameleonStep(warmup="whitened", pool_warmup=True),
+                 **gaussian, **kamh_budget),
+        StatCase("gaussian-kameleon-whitened-pooled-no-hastings",
+                 step=lambda: without_hastings(
+                     KameleonStep(warmup="whitened", pool_warmup=True, bandwidth=1.0)),
+                 negative_control=True, **gaussian, **kamh_budget),
+        StatCase("gaussian-kmc-whitened-pooled",
+                 step=lambda: KMCStep(warmup="whitened", pool_warmup=True),
+                 **gaussian, **kmc_budget),
         StatCase("pm-kameleon-blackbox", model=blackbox, step=KameleonStep, **noisy),
         StatCase("pm-kameleon-whitened-blackbox", model=blackbox,
                  step=lambda: KameleonStep(warmup="whitened"), **noisy),
         StatCase("pm-kmc-blackbox", model=blackbox,
                  step=lambda: KMCStep(n_steps_range=(5, 20)), **noisy),
+        StatCase("pm-am-pooled-blackbox", model=blackbox,
+                 step=lambda: AdaptiveMetropolis(pool_warmup=True), **noisy),
         StatCase("pm-kmc-whitened-blackbox", model=blackbox,
                  step=lambda: KMCStep(warmup="whitened", n_steps_range=(5, 20)), **noisy),
         StatCase("pm-monte-carlo-within-metropolis", model=native,

@@ -46,6 +46,7 @@ N_STEPS_RANGES = [
 
 COMMON = {
     "noise_free_other_steps": BOOLEAN,
+    "pool_warmup": BOOLEAN,
     "blocked": [v for v in BOOLEAN if v is not None],  # None is PyMC's "class default"
     "noise_check_interval": [*INTEGER, None, -5],
     "compile_kwargs": MAPPING,

@@ -61,6 +61,9 @@ REAL_SAMPLERS: dict[str, SamplerSpec | None] = {
         "stat",
         ours=True,
     ),
+    "KMCStep(whitened)": SamplerSpec(
+        "KMCStep(whitened)", lambda p, o: KMCStep(warmup="whitened", **o), "stat", ours=True
+    ),
     "pm.Metropolis": SAMPLERS["pm.Metropolis"],
     "pm.DEMetropolisZ": SAMPLERS["pm.DEMetropolisZ"],
     "pm.Slice": SAMPLERS["pm.Slice"],

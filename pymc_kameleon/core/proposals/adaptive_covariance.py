@@ -160,6 +160,20 @@ class AdaptiveCovarianceProposal(GaussianRandomWalk):
         if self.covariance_in_use():
             self.forget_covariance()
 
+    def observe(self, states: np.ndarray, iteration: int, rng: np.random.Generator) -> None:
+        """Add other chains' states to the running moments.
+
+        Parameters
+        ----------
+        states : numpy.ndarray, shape (k, d)
+        iteration : int
+            Unused.
+        rng : numpy.random.Generator
+            Unused.
+        """
+        for x in states:
+            self.record(x)
+
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
         """Record the current state, then move the scale toward the target acceptance.
 

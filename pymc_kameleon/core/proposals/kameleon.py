@@ -403,6 +403,19 @@ class KameleonProposal(GaussianRandomWalk):
         if self.z is not None:  # nu^2 means nothing before the history is used
             self.update_scale(transition)
 
+    def observe(self, states: np.ndarray, iteration: int, rng: np.random.Generator) -> None:
+        """Record other chains' states in the history (the next refresh may draw them).
+
+        Parameters
+        ----------
+        states : numpy.ndarray, shape (k, d)
+        iteration : int
+        rng : numpy.random.Generator
+            Source of the history reservoir.
+        """
+        for x in states:
+            self.history.record(x, iteration, rng)
+
     def _learn_history(self, transition: Transition, rng: np.random.Generator) -> bool:
         t = transition.iteration
         self.history.record(transition.state, t, rng)

@@ -163,6 +163,18 @@ class MixtureProposal(Proposal):
             own = transition if k == self.chosen else _without_acceptance(transition)
             proposal.learn(own, rng)
 
+    def observe(self, states: np.ndarray, iteration: int, rng: np.random.Generator) -> None:
+        """Every component learns from the other chains' states.
+
+        Parameters
+        ----------
+        states : numpy.ndarray, shape (k, d)
+        iteration : int
+        rng : numpy.random.Generator
+        """
+        for proposal in self.proposals:
+            proposal.observe(states, iteration, rng)
+
     def covariance(self, x: np.ndarray) -> np.ndarray:
         """Covariance of the mixture's move at ``x``: ``sum_k w_k C_k(x)``.
 

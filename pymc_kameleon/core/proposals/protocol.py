@@ -109,6 +109,22 @@ class Proposal(ABC):
         rng : numpy.random.Generator
         """
 
+    def observe(self, states: np.ndarray, iteration: int, rng: np.random.Generator) -> None:
+        """Learn from other chains' current states (a warm-up pooled across chains).
+
+        Called during warm-up, before the chain's own iteration, with the states the other
+        chains of a population are at. The default ignores them; a proposal that learns from a
+        history or a covariance adds them to it.
+
+        Parameters
+        ----------
+        states : numpy.ndarray, shape (k, d)
+            One row per other chain.
+        iteration : int
+            The chain's iteration (0-based) at which they are current.
+        rng : numpy.random.Generator
+        """
+
     def end_warmup(self) -> None:
         """Called once at the end of warm-up (e.g. to settle a learned scale)."""
 

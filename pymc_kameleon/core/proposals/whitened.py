@@ -366,6 +366,25 @@ class WhitenedProposal(Proposal):
             self.window_length *= 2
             self.window_stop = self._next_stop(t + 1)
 
+    def observe(self, states: np.ndarray, iteration: int, rng: np.random.Generator) -> None:
+        """Other chains' states: into the current window, and to the main proposal.
+
+        During the per-coordinate start they are ignored (each chain finds its own scales, and
+        the other chains may still be stuck at their starts).
+
+        Parameters
+        ----------
+        states : numpy.ndarray, shape (k, d)
+        iteration : int
+        rng : numpy.random.Generator
+        """
+        if self.in_start or self.frozen:
+            return
+        if self.window_stop is not None:
+            for x in states:
+                self.windows.update(np.asarray(x, dtype=np.float64))
+        self.main.observe(states, iteration, rng)
+
     def _end_start(self, x: np.ndarray, t: int) -> None:
         """Standardise each coordinate by the sd its learned scale implies; open window 1."""
         sds = self.start.scales / gaussian_coordinate_scale(self.start.coordinate_scales.target)

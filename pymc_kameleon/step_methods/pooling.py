@@ -1,0 +1,100 @@
+"""Warm-up pooled across chains, through PyMC's population sampling.
+
+A step built with ``pool_warmup=True`` is an instance of its class's pooled variant (e.g.
+``PooledKameleonStep``), which is also a
+:class:`~pymc.step_methods.arraystep.PopulationArrayStepShared`. ``pm.sample`` then runs all chains
+in lock-step (``cores > 1`` puts each chain in its own process and sends it the population at every
+iteration), and each chain sees the current points of the others. During warm-up, before each of its
+iterations, the step hands the other chains' states to what it learns from (``_observe_others``: the
+proposal's history, covariance windows, KMC's surrogate history); it learns from the states of every
+chain, from starts spread over the posterior. After warm-up nothing is pooled: every chain's kernel
+is frozen and the chains are independent again, so each is an exact Metropolis–Hastings chain.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+from pymc.blocking import DictToArrayBijection
+from pymc.step_methods.arraystep import PopulationArrayStepShared
+
+from pymc_kameleon.core._threads import limit_blas_in_forked_worker
+
+__all__ = ["PooledWarmup", "pooled_variant"]
+
+_VARIANTS: dict[type, type] = {}
+
+
+class PooledWarmup:
+    """Mixin of the pooled variants: hands the other chains' states to the step in warm-up."""
+
+    def link_population(self, population: list, chain_index: int) -> None:
+        """Link the step to the population's list of current points (PyMC calls this).
+
+        PyMC's own check asks for at least 3 chains (DEMetropolis needs them); pooling needs
+        only one other chain, and with a single chain there is nothing to pool.
+
+        Parameters
+        ----------
+        population : list of dict
+            Every chain's current point, updated by PyMC at each iteration.
+        chain_index : int
+            This chain's position in ``population``.
+        """
+        self.population = population
+        self.this_chain = chain_index
+        self.other_chains = [c for c in range(len(population)) if c != chain_index]
+
+    def astep(self, q0: Any) -> Any:
+        """Learn from the other chains' states (warm-up only), then the step's own iteration."""
+        # PyMC's population workers are forked after the chains started: limit BLAS here
+        limit_blas_in_forked_worker()
+        if self.tune and self.population is not None and self.other_chains:
+            self._observe_others(self.other_states())
+        return super().astep(q0)
+
+    def other_states(self) -> np.ndarray:
+        """The other chains' current states, raveled like this step's variables.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_chains - 1, d)
+        """
+        names = [v.name for v in self.vars]
+        rows = [
+            DictToArrayBijection.map({n: self.population[c][n] for n in names}).data
+            for c in self.other_chains
+        ]
+        return np.asarray(rows, dtype=np.float64)
+
+
+def pooled_variant(cls: type) -> type:
+    """The class of ``cls``'s steps built with ``pool_warmup=True``.
+
+    It is ``cls`` with :class:`PooledWarmup` mixed in and
+    :class:`~pymc.step_methods.arraystep.PopulationArrayStepShared` as a base (what makes
+    ``pm.sample`` use population sampling), named ``Pooled<cls name>`` and registered in
+    ``cls``'s module so that steps pickle by reference (each step module creates its variant
+    when it is imported, so that a fresh process finds it).
+
+    Parameters
+    ----------
+    cls : type
+        A step class of this package.
+
+    Returns
+    -------
+    type
+    """
+    if issubclass(cls, PopulationArrayStepShared):
+        return cls
+    if cls not in _VARIANTS:
+        name = f"Pooled{cls.__name__}"
+        doc = f"{cls.__name__} with ``pool_warmup=True``: see :mod:`{__name__}`."
+        attributes = {"__module__": cls.__module__, "__qualname__": name, "__doc__": doc}
+        variant = type(name, (PooledWarmup, cls, PopulationArrayStepShared), attributes)
+        setattr(sys.modules[cls.__module__], name, variant)  # pickle finds it by name
+        _VARIANTS[cls] = variant
+    return _VARIANTS[cls]

@@ -1,0 +1,125 @@
+"""``pool_warmup=True``: PyMC's population sampling, the other chains' states in the warm-up,
+independent frozen chains afterwards, the same draws with ``cores=1`` and ``cores=2``."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import subprocess
+import sys
+
+import cloudpickle
+import numpy as np
+import pymc as pm
+import pytest
+from helpers.models import mv_model
+from helpers.sampling import SAMPLE_KW, assert_states_equal, run_direct
+from pymc.step_methods.arraystep import PopulationArrayStepShared
+
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon.step_methods.pooling import PooledWarmup, pooled_variant
+
+STEPS = {
+    "am": lambda **kw: AdaptiveMetropolis(pool_warmup=True, **kw),
+    "am-classic": lambda **kw: AdaptiveMetropolis(warmup="classic", pool_warmup=True, **kw),
+    "kameleon": lambda **kw: KameleonStep(warmup="whitened", n_history=50, pool_warmup=True, **kw),
+    "kmc": lambda **kw: KMCStep(warmup="whitened", adapt_start=50, pool_warmup=True, **kw),
+    "kmc-classic": lambda **kw: KMCStep(adapt_start=50, pool_warmup=True, **kw),
+}
+
+
+def _draws(name, cores, chains=3, tune=400, draws=50):
+    with mv_model():
+        idata = pm.sample(
+            draws=draws, tune=tune, chains=chains, cores=cores, step=STEPS[name](),
+            random_seed=5, **SAMPLE_KW,
+        )  # fmt: skip
+    return idata
+
+
+@pytest.mark.parametrize("cls", [AdaptiveMetropolis, KameleonStep, KMCStep])
+def test_pool_warmup_builds_a_population_step_of_the_same_kind(cls):
+    with mv_model():
+        plain, pooled = cls(), cls(pool_warmup=True)
+    assert not isinstance(plain, PopulationArrayStepShared) and not plain.pool_warmup
+    assert isinstance(pooled, cls) and isinstance(pooled, PopulationArrayStepShared)
+    assert isinstance(pooled, PooledWarmup) and pooled.pool_warmup
+    assert type(pooled) is pooled_variant(cls) is pooled_variant(type(pooled))
+    assert type(pooled).__name__ == f"Pooled{cls.__name__}"
+    # the class pickles by reference, also into a fresh interpreter (a spawned PyMC worker)
+    assert pickle.loads(pickle.dumps(type(pooled))) is type(pooled)
+    assert type(cloudpickle.loads(cloudpickle.dumps(pooled))) is type(pooled)
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, cloudpickle; "
+         "print(type(cloudpickle.loads(sys.stdin.buffer.read())).__qualname__)"],
+        input=cloudpickle.dumps(pooled), capture_output=True, check=True,
+    )  # fmt: skip
+    assert loaded.stdout.decode().strip() == f"Pooled{cls.__name__}"
+
+
+@pytest.mark.parametrize("name", list(STEPS))
+def test_the_same_draws_with_one_and_two_cores(name):
+    one, two = _draws(name, cores=1), _draws(name, cores=2)
+    np.testing.assert_array_equal(one.posterior["x"].values, two.posterior["x"].values)
+    assert one.posterior.sizes["chain"] == 3
+
+
+@pytest.mark.parametrize("name", ["am", "kmc"])
+def test_two_chains_and_one_chain_are_enough(name):
+    # PyMC's own population check asks for three chains (DEMetropolis's need)
+    for chains in (1, 2):
+        idata = _draws(name, cores=1, chains=chains, tune=300, draws=20)
+        assert idata.posterior.sizes["chain"] == chains
+
+
+def _population_step(name, population, chain):
+    with mv_model() as model:
+        step = STEPS[name]()
+    step.link_population(population, chain)
+    step.set_rng(np.random.default_rng(chain))
+    return step, model
+
+
+def test_the_windows_and_history_learn_from_every_chain():
+    rng = np.random.default_rng(0)
+    with mv_model() as model:
+        point = model.initial_point()
+    population = [{"x": rng.normal(size=3)} for _ in range(4)]
+    step, _ = _population_step("kameleon", population, 0)
+    windows = step.proposal.windows
+    kernel = step.kernel_proposal
+    x = copy.deepcopy(point)
+    for t in range(140):  # the start (100 iterations), then 40 of the first window (50)
+        x, _ = step.step(x)
+        population[0] = x
+    # in the window: one state of its own and three of the others per iteration
+    assert step.proposal.stage == "windows"
+    assert windows.count == 4 * (140 - 100)
+    assert kernel.history.n_seen == 4 * (140 - 100)
+    # after warm-up nothing is pooled
+    step.stop_tuning()
+    seen = kernel.history.n_seen
+    step.step(x)
+    assert kernel.history.n_seen == seen
+
+
+@pytest.mark.parametrize("name", ["am", "kmc"])
+def test_sampling_state_round_trip(name):
+    population = [{"x": np.full(3, float(c))} for c in range(3)]
+    step, model = _population_step(name, population, 1)
+    point, _ = run_direct(step, model.initial_point(), 300)
+    saved = step.sampling_state
+    point_a, stats_a = step.step(copy.deepcopy(point))
+    state_a = step.sampling_state
+    other = cloudpickle.loads(cloudpickle.dumps(step))
+    other.sampling_state = pickle.loads(pickle.dumps(saved))
+    point_b, stats_b = other.step(copy.deepcopy(point))
+    np.testing.assert_array_equal(point_a["x"], point_b["x"])
+    assert stats_a == stats_b
+    assert_states_equal(other.sampling_state, state_a)
+
+
+@pytest.mark.parametrize("value", [1, "yes", None, [True]])
+def test_pool_warmup_must_be_a_bool(value):
+    with mv_model(), pytest.raises(TypeError, match="pool_warmup"):
+        AdaptiveMetropolis(pool_warmup=value)
