@@ -3,8 +3,8 @@
 Usage: ``python benchmarks/warmup_check.py OUT_DIR [--seeds 0 1 2] [--jobs 2] [--warmups classic
 whitened] [--samplers KAMH-LS AM-LS KMC-lite]``. Runs the benchmark suite's practitioner tasks (4
 chains x (2000 + 5000), seeded N(0, I) starts) for KameleonStep (KAMH-LS) and AdaptiveMetropolis
-(AM-LS) (by default; KMCStep as KMC-lite) with ``warmup="classic"`` and ``warmup="whitened"``, and
-prints a table of min bulk ESS, ESS per 1000 evaluations, the chi-square quantile error and R-hat.
+(AM-LS) (by default; KMCStep as KMC-lite) with ``warmup="classic"`` and ``warmup="whitened"``
+(``whitened-pooled``: also ``pool_warmup=True``), and prints a table of min bulk ESS, ESS per 1000 evaluations, the chi-square quantile error and R-hat.
 Records go to ``OUT_DIR/<warmup>/results.jsonl`` (resumable).
 """
 
@@ -17,12 +17,18 @@ from pymc_kameleon.bench.runner import Task, load_records, run_tasks
 
 PROBLEMS = ("banana-0.03", "banana-0.1", "flower", "gauss-iso", "gauss-corr")
 SAMPLERS = ("KAMH-LS", "AM-LS", "KMC-lite")
-WARMUPS = ("classic", "whitened")
+WARMUPS = ("classic", "whitened", "whitened-pooled")
+
+
+def options(warmup: str) -> dict:
+    """The steps' arguments of a warm-up choice (``-pooled``: ``pool_warmup=True``)."""
+    name, pooled = warmup.removesuffix("-pooled"), warmup.endswith("-pooled")
+    return {"warmup": name, **({"pool_warmup": True} if pooled else {})}
 
 
 def tasks(seeds, warmup, samplers):
     return [
-        Task("practitioner", problem, sampler, seed, 4, 2000, 5000, extra={"warmup": warmup})
+        Task("practitioner", problem, sampler, seed, 4, 2000, 5000, extra=options(warmup))
         for problem in PROBLEMS
         for sampler in samplers
         for seed in seeds
@@ -34,7 +40,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--warmups", nargs="+", choices=WARMUPS, default=list(WARMUPS))
+    parser.add_argument("--warmups", nargs="+", choices=WARMUPS, default=["classic", "whitened"])
     parser.add_argument("--samplers", nargs="+", choices=SAMPLERS, default=["KAMH-LS", "AM-LS"])
     args = parser.parse_args()
     for warmup in args.warmups:

@@ -64,6 +64,24 @@ REAL_SAMPLERS: dict[str, SamplerSpec | None] = {
     "KMCStep(whitened)": SamplerSpec(
         "KMCStep(whitened)", lambda p, o: KMCStep(warmup="whitened", **o), "stat", ours=True
     ),
+    "AdaptiveMetropolis(pooled)": SamplerSpec(
+        "AdaptiveMetropolis(pooled)",
+        lambda p, o: AdaptiveMetropolis(pool_warmup=True, **o),
+        "stat",
+        ours=True,
+    ),
+    "KameleonStep(whitened,pooled)": SamplerSpec(
+        "KameleonStep(whitened,pooled)",
+        lambda p, o: KameleonStep(warmup="whitened", pool_warmup=True, **o),
+        "stat",
+        ours=True,
+    ),
+    "KMCStep(whitened,pooled)": SamplerSpec(
+        "KMCStep(whitened,pooled)",
+        lambda p, o: KMCStep(warmup="whitened", pool_warmup=True, **o),
+        "stat",
+        ours=True,
+    ),
     "pm.Metropolis": SAMPLERS["pm.Metropolis"],
     "pm.DEMetropolisZ": SAMPLERS["pm.DEMetropolisZ"],
     "pm.Slice": SAMPLERS["pm.Slice"],
