@@ -4,8 +4,9 @@ Usage: ``python benchmarks/warmup_check.py OUT_DIR [--seeds 0 1 2] [--jobs 2] [-
 whitened] [--samplers KAMH-LS AM-LS KMC-lite]``. Runs the benchmark suite's practitioner tasks (4
 chains x (2000 + 5000), seeded N(0, I) starts) for KameleonStep (KAMH-LS) and AdaptiveMetropolis
 (AM-LS) (by default; KMCStep as KMC-lite) with ``warmup="classic"`` and ``warmup="whitened"``
-(``whitened-pooled``: also ``pool_warmup=True``), and prints a table of min bulk ESS, ESS per 1000 evaluations, the chi-square quantile error and R-hat.
-Records go to ``OUT_DIR/<warmup>/results.jsonl`` (resumable).
+(``whitened-pooled``: also ``pool_warmup=True``), and prints a table of min bulk ESS, ESS per 1000
+evaluations, the chi-square quantile error and R-hat. Records go to
+``OUT_DIR/<warmup>/results.jsonl`` (resumable).
 """
 
 from __future__ import annotations

@@ -190,9 +190,15 @@ def kmc_trajectories(
         inv_mass_diag=inv_mass,
     )  # fmt: skip
     gradient = _true_gradient(step, true_gradient)
-    true = None if gradient is None else to_x(path(in_z(gradient)))
+
+    def states_path(grad):
+        positions = to_x(path(in_z(grad)))
+        positions[0] = start  # exactly, not through the map and back
+        return positions
+
+    true = None if gradient is None else states_path(gradient)
     return KMCTrajectories(
-        to_x(path(in_z(step.surrogate_gradient))), true, momentum, float(step_size), int(n_steps)
+        states_path(step.surrogate_gradient), true, momentum, float(step_size), int(n_steps)
     )
 
 

@@ -333,7 +333,7 @@ class KMCStep(GradientFreeStep):
         n_steps_range: tuple[int, int] = (10, 50),
         target_accept: float = 0.6,
         mass: str = "identity",
-        warmup: str = "classic",
+        warmup: str = "whitened",
         adaptation: Any = "tune",
         adapt_start: int = 200,
         refit_growth: float = 1.5,

@@ -100,7 +100,8 @@ def am_step():
 @pytest.fixture(scope="module")
 def kmc_step():
     with gaussian_model(GAUSS_COV):
-        step = KMCStep(n_history=100, n_steps_range=(5, 15))
+        # the classic coordinates: the paths are then leapfrog paths in the model's units
+        step = KMCStep(warmup="classic", n_history=100, n_steps_range=(5, 15))
         pm.sample(tune=300, draws=20, step=step, **SAMPLE_KW)
     assert step.surrogate is not None
     return step
@@ -483,3 +484,25 @@ def test_plot_trajectories_defaults_and_existing_axes(kmc_step):
     gids = {getattr(a, "get_gid", lambda: None)() for a in ax.get_children()}
     assert "surrogate-contours" not in gids and "history" not in gids
     assert plot_trajectories(kmc_step, rng=0, grid_size=GRID).figure is not fig
+
+
+def test_whitened_trajectories_are_leapfrog_paths_in_the_kernel_coordinates():
+    with gaussian_model(GAUSS_COV):
+        step = KMCStep(warmup="whitened", n_history=100, n_steps_range=(5, 15))
+        pm.sample(tune=400, draws=20, step=step, **SAMPLE_KW)
+    affine = step.kernel_map
+    assert affine is not None and step.surrogate is not None
+    start, p = np.array([0.5, -1.0]), np.array([1.0, 0.3])
+    paths = kmc_trajectories(
+        step, start, momentum=p, step_size=0.1, n_steps=12, true_gradient=gauss_grad
+    )
+    z_start = affine.to_kernel(start)
+    expected = leapfrog_path(z_start, p, step.learner.gradient, 0.1, 12, step.inv_mass_diag)
+    np.testing.assert_allclose(paths.surrogate[1:], (affine.shift + expected @ affine.matrix.T)[1:])
+    np.testing.assert_array_equal(paths.surrogate[0], start)
+
+    def true_in_z(z):
+        return affine.matrix.T @ gauss_grad(affine.shift + affine.matrix @ z)
+
+    expected = leapfrog_path(z_start, p, true_in_z, 0.1, 12, step.inv_mass_diag)
+    np.testing.assert_allclose(paths.true[1:], (affine.shift + expected @ affine.matrix.T)[1:])

@@ -65,6 +65,8 @@ def _history() -> np.ndarray:
     return np.random.default_rng(5).normal(size=(300, 4)) * np.array([1.0, 1.4, 0.7, 0.5])
 
 
+CLASSIC = {"warmup": "classic"}
+
 CONFIGS: dict[str, tuple[Callable[[], pm.Model], Callable[[], Any]]] = {
     "kameleon": (gaussian_model, KameleonStep),
     "kameleon-matern32": (gaussian_model, lambda: KameleonStep(kernel="matern32")),
@@ -80,16 +82,18 @@ CONFIGS: dict[str, tuple[Callable[[], pm.Model], Callable[[], Any]]] = {
     "kameleon-whitened": (gaussian_model, lambda: KameleonStep(warmup="whitened")),
     "am-initial-history": (gaussian_model,
                            lambda: AdaptiveMetropolis(initial_history=_history())),
-    "kmc-lite": (gaussian_model, KMCStep),
-    "kmc-finite": (gaussian_model, lambda: KMCStep(estimator="finite", n_features=60)),
+    # the published KMC (the default warm-up is the whitened one, kmc-whitened)
+    "kmc-lite": (gaussian_model, lambda: KMCStep(warmup="classic")),
+    "kmc-finite": (gaussian_model, lambda: KMCStep(**CLASSIC, estimator="finite", n_features=60)),
     "kmc-whitened": (gaussian_model, lambda: KMCStep(warmup="whitened")),
-    "kmc-auto": (gaussian_model, lambda: KMCStep(estimator="auto", n_features=40)),
-    "kmc-diagonal-mass": (gaussian_model, lambda: KMCStep(mass="diagonal", lengthscale=1.2)),
-    "kmc-initial-history": (gaussian_model, lambda: KMCStep(initial_history=_history())),
-    "kmc-vanishing": (gaussian_model, lambda: KMCStep(adaptation="vanishing")),
+    "kmc-auto": (gaussian_model, lambda: KMCStep(**CLASSIC, estimator="auto", n_features=40)),
+    "kmc-diagonal-mass": (gaussian_model,
+                          lambda: KMCStep(**CLASSIC, mass="diagonal", lengthscale=1.2)),
+    "kmc-initial-history": (gaussian_model, lambda: KMCStep(**CLASSIC, initial_history=_history())),
+    "kmc-vanishing": (gaussian_model, lambda: KMCStep(**CLASSIC, adaptation="vanishing")),
     "pm-kameleon": (noisy_model, KameleonStep),
     "pm-am": (noisy_model, AdaptiveMetropolis),
-    "pm-kmc": (noisy_model, lambda: KMCStep(n_steps_range=(5, 20))),
+    "pm-kmc": (noisy_model, lambda: KMCStep(**CLASSIC, n_steps_range=(5, 20))),
 }  # fmt: skip
 
 

@@ -35,7 +35,9 @@ def test_surrogate_fitted_at_iteration_zero(estimator):
     rows = exact_draws(120)
     model = gaussian_model()
     with model:
-        step = KMCStep(estimator=estimator, n_history=60, n_features=40, initial_history=rows)
+        step = KMCStep(
+            warmup="classic", estimator=estimator, n_history=60, n_features=40, initial_history=rows
+        )
     step.set_rng(4)
     assert step.history.n_seen == 120 and step.learner.n_learned == 120
     assert np.array_equal(step.history.values[:120], rows)
@@ -54,7 +56,9 @@ def test_fixed_lengthscale_and_diagonal_mass_with_tune_zero():
     rows = exact_draws(50) * np.array([1.0, 2.0, 3.0, 4.0])
     model = gaussian_model()
     with model:
-        step = KMCStep(lengthscale=2.0, mass="diagonal", n_history=40, initial_history=rows)
+        step = KMCStep(
+            warmup="classic", lengthscale=2.0, mass="diagonal", n_history=40, initial_history=rows
+        )
     step.set_rng(0)
     step.stop_tuning()
     step.step(model.initial_point())
@@ -65,7 +69,7 @@ def test_fixed_lengthscale_and_diagonal_mass_with_tune_zero():
 def test_gaussian_tune_zero_accepts_well_from_the_start_and_learns_the_score():
     model = gaussian_model()
     with model:
-        step = KMCStep(initial_history=exact_draws(500))
+        step = KMCStep(warmup="classic", initial_history=exact_draws(500))
         idata = pm.sample(
             tune=0, draws=60, chains=2, cores=1, step=step, random_seed=12, **SAMPLE_KW
         )
@@ -84,7 +88,9 @@ def test_every_chain_starts_from_the_same_initial_history():
     rows = exact_draws(80)
     model = gaussian_model()
     with model:
-        step = KMCStep(n_history=40, n_features=40, lengthscale=1.5, initial_history=rows)
+        step = KMCStep(
+            warmup="classic", n_history=40, n_features=40, lengthscale=1.5, initial_history=rows
+        )
     point = model.initial_point()
     for seed in (1, 2):
         step.set_rng(seed)
@@ -103,7 +109,11 @@ def test_sampling_state_round_trip_and_pickling(estimator):
     model = gaussian_model()
     with model:
         step = KMCStep(
-            estimator=estimator, n_history=40, n_features=40, initial_history=exact_draws(60)
+            warmup="classic",
+            estimator=estimator,
+            n_history=40,
+            n_features=40,
+            initial_history=exact_draws(60),
         )
     fresh = cloudpickle.loads(cloudpickle.dumps(step))
     step.set_rng(9)
@@ -120,7 +130,9 @@ def test_sampling_state_round_trip_and_pickling(estimator):
 def test_parallel_chains_reproducible():
     model = gaussian_model()
     with model:
-        step = KMCStep(n_history=40, lengthscale=1.5, initial_history=exact_draws(60))
+        step = KMCStep(
+            warmup="classic", n_history=40, lengthscale=1.5, initial_history=exact_draws(60)
+        )
         kw = {"tune": 20, "draws": 20, "chains": 2, "cores": 2, "step": step, **SAMPLE_KW}
         kw["discard_tuned_samples"] = False
         run1 = pm.sample(random_seed=3, **kw)
@@ -144,13 +156,15 @@ def test_parallel_chains_reproducible():
 )
 def test_bad_initial_history_raises(value, kwargs, match):
     with gaussian_model(), pytest.raises(ValueError, match=match):
-        KMCStep(initial_history=value, **kwargs)
+        KMCStep(warmup="classic", initial_history=value, **kwargs)
 
 
 def test_small_initial_history_with_fixed_lengthscale_runs():
     model = gaussian_model()
     with model:
-        step = KMCStep(lengthscale=1.0, n_history=10, initial_history=exact_draws(2))
+        step = KMCStep(
+            warmup="classic", lengthscale=1.0, n_history=10, initial_history=exact_draws(2)
+        )
     step.set_rng(0)
     _, stats = step.step(model.initial_point())
     assert stats[0]["n_basis"] == 10
@@ -164,6 +178,7 @@ def test_step_trajectory_matches_generic_leapfrog(estimator, mass):
     model = gaussian_model()
     with model:
         step = KMCStep(
+            warmup="classic",
             estimator=estimator, mass=mass, n_history=80, n_features=60,
             initial_history=exact_draws(150) * 1.5,
         )  # fmt: skip

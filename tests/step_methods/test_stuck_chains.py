@@ -10,6 +10,7 @@ iteration, which PyMC logs from the parent process with ``cores=1`` and ``cores=
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import math
 import re
@@ -179,8 +180,18 @@ def test_kmc_tiny_scale_is_reported(caplog):
     """KMCStep's warm-up random walk does move here, so the chain is not stuck in warm-up; its
     first surrogate fit comes at the end of warm-up (tune = adapt_start), the untuned trajectories
     then all diverge, and PyMC's divergence check tells the user."""
-    _, messages = sample(KMCStep, "tiny_scale", caplog, compute_convergence_checks=True)
+    classic = functools.partial(KMCStep, warmup="classic")
+    _, messages = sample(classic, "tiny_scale", caplog, compute_convergence_checks=True)
     assert stuck_messages(messages, KMCStep) or any("divergences" in m for m in messages), messages
+
+
+def test_kmc_default_warmup_finds_a_tiny_scale(caplog):
+    """The default (whitened) warm-up has no units: the same model samples."""
+    idata, messages = sample(KMCStep, "tiny_scale", caplog, draws=400)
+    assert not stuck_messages(messages, KMCStep), messages
+    assert float(idata.sample_stats["accept"].mean()) > 0.1
+    sd = idata.posterior["x"].values.reshape(-1, 2).std(axis=0)
+    assert np.all((sd > 1e-7) & (sd < 1e-5)), sd
 
 
 # -----------------------------------------------------------------------------------------------
