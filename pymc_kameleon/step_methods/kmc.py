@@ -142,7 +142,8 @@ class KMCStep(GradientFreeStep):
     n_features : int, default 500
         Finite: number :math:`m` of random Fourier features.
     lengthscale : "cv" or float, default "cv"
-        Kernel length scale, in the units of the sampled (possibly transformed) variables.
+        Kernel length scale, in the units of the sampled (possibly transformed) variables, or
+        with ``warmup="whitened"`` (the default) in the whitened coordinates (posterior sds).
         ``"cv"`` chooses it at each refit during warm-up by 5-fold cross-validation of the
         score-matching objective on at most 300 history points (a log grid around the median
         pairwise distance, then a narrow grid around the previous choice), within a factor 8 of
@@ -152,9 +153,9 @@ class KMCStep(GradientFreeStep):
         of one state's contribution to the score-matching matrix (default 5.0; see
         :func:`pymc_kameleon.core.surrogates.finite.relative_ridge`).
     step_size_range : tuple of float, default (0.05, 0.3)
-        Initial :math:`(\epsilon_{min}, \epsilon_{max})`; each trajectory draws
-        :math:`\epsilon \sim U[\epsilon_{min}, \epsilon_{max}]`. Both ends are rescaled together
-        during warm-up.
+        Initial :math:`(\epsilon_{min}, \epsilon_{max})` (in whitened coordinates by default); each
+        trajectory draws :math:`\epsilon \sim U[\epsilon_{min}, \epsilon_{max}]`. Both ends are
+        rescaled together during warm-up.
     n_steps_range : tuple of int, default (10, 50)
         :math:`(L_{min}, L_{max})`; each trajectory draws :math:`L` uniformly from this range.
     target_accept : float, default 0.6
@@ -164,22 +165,21 @@ class KMCStep(GradientFreeStep):
         variance, for posteriors whose coordinates have very different scales. On curved
         posteriors (banana) the identity was better: marginal variances overstate the scale of
         the narrow directions.
-    warmup : {"classic", "whitened"}, default "classic"
-        ``"classic"``: the published algorithm, in the model's units (the length scale, step
-        size and mass learned as above from the raw states). ``"whitened"``: a warm-up with no
-        units. The exploration moves are whitened adaptive Metropolis
-        (:class:`~pymc_kameleon.core.proposals.WhitenedProposal`): during its per-coordinate
-        start every move is one (and nothing is learned from those states); then covariance
-        windows of doubling length, fed by every state, learn the map :math:`x = c + A z` that
-        makes the posterior roughly standard normal in :math:`z`. The surrogate, length scale,
-        ``mass`` and ``step_size_range`` live in :math:`z`: the learned states are re-expressed
-        and the surrogate refitted (length scale re-chosen) each time the map changes, and
-        the last tenth of warm-up keeps the final map while the step size settles. The map is
-        frozen with the rest after warm-up; its Jacobian is constant, so the Metropolis test
-        is unchanged and the chain stays exact. With ``initial_history`` the map is the
-        one that whitens those states, kept for the whole run. When PyMC does not pass the
-        number of warm-up iterations (a step driven by hand), 1000 is assumed.
-        See :doc:`/concepts/warmup`.
+    warmup : {"whitened", "classic"}, default "whitened"
+        ``"classic"``: the published algorithm, in the model's units (the length scale, step size
+        and mass learned as above from the raw states; a posterior whose sds are far from 1 stops
+        it). ``"whitened"``: a warm-up with no units. The exploration moves are whitened adaptive
+        Metropolis (:class:`~pymc_kameleon.core.proposals.WhitenedProposal`): during its
+        per-coordinate start every move is one (and nothing is learned from those states); then
+        covariance windows of doubling length, fed by every state, learn the map :math:`x = c + A z`
+        that makes the posterior roughly standard normal in :math:`z`. The surrogate, length scale,
+        ``mass`` and ``step_size_range`` live in :math:`z`: the learned states are re-expressed and
+        the surrogate refitted (length scale re-chosen) each time the map changes, and the last
+        tenth of warm-up keeps the final map while the step size settles. The map is frozen with the
+        rest after warm-up; its Jacobian is constant, so the Metropolis test is unchanged and the
+        chain stays exact. With ``initial_history`` the map is the one that whitens those states,
+        kept for the whole run. When PyMC does not pass the number of warm-up iterations (a step
+        driven by hand), 1000 is assumed. See :doc:`/concepts/warmup`.
     adaptation : {"tune", "vanishing"}, AdaptationSchedule or callable, default "tune"
         ``"tune"``: learn from every warm-up state, freeze afterwards. ``"vanishing"``: keep
         learning after warm-up from the state of iteration :math:`t` with probability

@@ -86,6 +86,8 @@ CONFIGS: dict[str, tuple[Callable[[], pm.Model], Callable[[], Any]]] = {
     "kmc-lite": (gaussian_model, lambda: KMCStep(warmup="classic")),
     "kmc-finite": (gaussian_model, lambda: KMCStep(**CLASSIC, estimator="finite", n_features=60)),
     "kmc-whitened": (gaussian_model, lambda: KMCStep(warmup="whitened")),
+    "kmc-whitened-pooled": (gaussian_model, lambda: KMCStep(pool_warmup=True)),
+    "am-pooled": (gaussian_model, lambda: AdaptiveMetropolis(pool_warmup=True)),
     "kmc-auto": (gaussian_model, lambda: KMCStep(**CLASSIC, estimator="auto", n_features=40)),
     "kmc-diagonal-mass": (gaussian_model,
                           lambda: KMCStep(**CLASSIC, mass="diagonal", lengthscale=1.2)),

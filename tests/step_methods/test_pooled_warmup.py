@@ -123,3 +123,14 @@ def test_sampling_state_round_trip(name):
 def test_pool_warmup_must_be_a_bool(value):
     with mv_model(), pytest.raises(TypeError, match="pool_warmup"):
         AdaptiveMetropolis(pool_warmup=value)
+
+
+def test_shallow_copies_of_a_step_do_not_share_a_proposal():
+    # PyMC's population sampler gives every chain copy.copy(step), then set_rng
+    with mv_model():
+        step = KameleonStep(warmup="whitened")
+    chains = [copy.copy(step) for _ in range(2)]
+    for c, chain in enumerate(chains):
+        chain.set_rng(c)
+    assert chains[0].proposal is not chains[1].proposal
+    assert chains[0].proposal is not step.proposal
