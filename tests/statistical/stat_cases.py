@@ -432,6 +432,8 @@ def _cases() -> dict[str, StatCase]:
                  step=lambda: KMCStep(warmup="classic", n_steps_range=(5, 20)), **noisy),
         StatCase("pm-am-pooled-blackbox", model=blackbox,
                  step=lambda: AdaptiveMetropolis(pool_warmup=True), **noisy),
+        StatCase("pm-kmc-whitened-pooled-blackbox", model=blackbox,
+                 step=lambda: KMCStep(pool_warmup=True, n_steps_range=(5, 20)), **noisy),
         StatCase("pm-kmc-whitened-blackbox", model=blackbox,
                  step=lambda: KMCStep(warmup="whitened", n_steps_range=(5, 20)), **noisy),
         StatCase("pm-monte-carlo-within-metropolis", model=native,
