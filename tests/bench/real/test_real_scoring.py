@@ -93,9 +93,9 @@ def test_reference_var_names():
 
 
 SHIPPED = sorted(p.stem for p in REFERENCE_DIR.glob("*.json"))
-PENDING = {"coal-gp", "garch11"}
+PENDING = {"garch11"}
 """Models whose reference run did not finish on the shared machine yet (build them with
-``python -m pymc_kameleon.bench real-references --models coal-gp garch11`` and empty this)."""
+``python -m pymc_kameleon.bench real-references --models garch11`` and empty this)."""
 WEAK = {"nile-arma11": (500, 10)}
 """Shipped references below the bar, (min ESS, max divergences) accepted until the rebuild with
 the model's ``reference_nuts`` override (target_accept 0.99, 5000 draws)."""
