@@ -91,7 +91,8 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         with ``warmup="classic"`` the running covariance); their starts are spread over the
         posterior, so the learned coordinates and history cover more of it. After warm-up nothing is
         shared and every chain is an exact chain of its own frozen kernel. Works with any number of
-        chains (with one there is nothing to pool). See :doc:`/concepts/warmup`.
+        chains (with one there is nothing to pool); with ``cores=1`` the step object passed holds
+        the last chain's learned state afterwards. See :doc:`/concepts/warmup`.
     initial_history : array_like of shape (n, d), optional
         States of the sampled space (the step's variables raveled in order, on the transformed
         scale, as ``model.initial_point()`` lists them), e.g. exact draws from the target or the

@@ -172,6 +172,8 @@ class GradientFreeStep(ArrayStepShared):
         self.warmup_length: int | None = None
         super().__init__(vars, shared, blocked=blocked, rng=rng)
         self._reset_chain_state()
+        if self.pool_warmup:
+            self.remember_origin()
 
     def _compile(
         self, model, vars, initial_point, shared, compile_kwargs, noise_free_other_steps

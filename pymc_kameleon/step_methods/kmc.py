@@ -237,7 +237,8 @@ class KMCStep(GradientFreeStep):
         the exploration moves' covariance and, with ``warmup="whitened"``, the covariance windows);
         their starts are spread over the posterior, so the learned coordinates and history cover
         more of it. After warm-up nothing is shared and every chain is an exact chain of its own
-        frozen kernel. Works with any number of chains (with one there is nothing to pool). See
+        frozen kernel. Works with any number of chains (with one there is nothing to pool); with
+        ``cores=1`` the step object passed holds the last chain's learned state afterwards. See
         :doc:`/concepts/warmup`.
 
     Notes

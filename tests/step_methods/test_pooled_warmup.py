@@ -134,3 +134,14 @@ def test_shallow_copies_of_a_step_do_not_share_a_proposal():
         chain.set_rng(c)
     assert chains[0].proposal is not chains[1].proposal
     assert chains[0].proposal is not step.proposal
+
+
+def test_with_one_core_the_users_step_holds_the_learned_state():
+    # PyMC runs a copy per chain; the copies hand their learned state back at the end of warm-up
+    with mv_model():
+        step = KMCStep(adapt_start=50, pool_warmup=True)
+        pm.sample(draws=20, tune=400, chains=3, cores=1, step=step, random_seed=5, **SAMPLE_KW)
+    assert step.surrogate is not None and step.kernel_map is not None
+    assert copy.copy(step).origin_step is step
+    # a pickled step (a worker process) cannot reach the user's object
+    assert not hasattr(cloudpickle.loads(cloudpickle.dumps(step)), "origin_step")
