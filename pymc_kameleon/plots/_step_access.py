@@ -87,7 +87,7 @@ def stored_history(step: Any) -> np.ndarray | None:
     if history is not None and history.size > 0:
         states = np.array(history.values[: history.size], dtype=float)
         affine = kernel_map(step)
-        return states if affine is None else affine.shift + states @ affine.matrix.T
+        return states if affine is None else affine.to_states(states)
     return None
 
 

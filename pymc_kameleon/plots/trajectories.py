@@ -180,7 +180,7 @@ def kmc_trajectories(
     n_steps = sum(lengths) // 2 if n_steps is None else n_steps
     # a whitened step integrates in its kernel coordinates z (x = c + A z): so does the plot
     affine = access.kernel_map(step)
-    to_x = (lambda z: z) if affine is None else (lambda z: affine.shift + z @ affine.matrix.T)
+    to_x = (lambda z: z) if affine is None else affine.to_states
     in_z = (lambda grad: grad) if affine is None else (
         lambda grad: lambda z: affine.matrix.T @ grad(to_x(z))
     )  # fmt: skip
@@ -208,7 +208,7 @@ def _fitted_points(step: Any) -> np.ndarray | None:
     if basis is not None:
         affine = access.kernel_map(step)
         basis = np.asarray(basis, dtype=float)
-        return basis if affine is None else affine.shift + basis @ affine.matrix.T
+        return basis if affine is None else affine.to_states(basis)
     return access.stored_history(step)
 
 

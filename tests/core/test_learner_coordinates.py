@@ -78,3 +78,9 @@ def test_the_same_map_again_changes_nothing():
     assert learner.changes == 0
     assert coordinates == LearnerCoordinates(copy.deepcopy(MAP))
     assert coordinates != LearnerCoordinates()
+
+
+def test_affine_map_to_states_inverts_to_kernel():
+    x = RNG.normal(size=(4, 2))
+    np.testing.assert_allclose(MAP.to_states(MAP.to_kernel(x)), x, atol=1e-12)
+    np.testing.assert_allclose(MAP.to_states(np.zeros(2)), MAP.shift)

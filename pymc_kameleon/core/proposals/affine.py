@@ -55,6 +55,21 @@ class AffineMap:
         """
         return (np.asarray(x, dtype=float) - self.shift) @ self.inverse.T
 
+    def to_states(self, u: np.ndarray) -> np.ndarray:
+        """The states at kernel coordinates ``u`` (the inverse of :meth:`to_kernel`).
+
+        Parameters
+        ----------
+        u : numpy.ndarray, shape (d,) or (n, d)
+            One point, or points as rows.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d,) or (n, d)
+            ``shift + matrix @ u`` for each point (a new array).
+        """
+        return self.shift + np.asarray(u, dtype=float) @ self.matrix.T
+
     def __eq__(self, other: object) -> bool:
         """Exact equality of every field (arrays compared element by element)."""
         if type(other) is not type(self):

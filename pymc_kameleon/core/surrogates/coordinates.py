@@ -59,8 +59,7 @@ class LearnerCoordinates:
         -------
         numpy.ndarray
         """
-        affine = self.affine
-        return z if affine is None else affine.shift + z @ affine.matrix.T
+        return z if self.affine is None else self.affine.to_states(z)
 
     def gradient_to_states(self, gradient: np.ndarray) -> np.ndarray:
         """A gradient with respect to ``z`` as one with respect to ``x``: ``A^{-T} g``.
