@@ -32,6 +32,7 @@ __all__ = [
     "REAL_MODELS",
     "RealModel",
     "arma11_residuals",
+    "geometric_filter",
     "get_real_model",
     "linear_recurrence",
     "load_table",
@@ -272,6 +273,34 @@ def linear_recurrence(a, b):
     return x
 
 
+def geometric_filter(a, b):
+    """Solve ``x[t] = a * x[t-1] + b[t]`` (``x[0] = b[0]``) as one product ``x = W b``.
+
+    ``W[t, j] = a**(t - j)`` for ``j <= t`` (zero above the diagonal): ``n**2`` powers per
+    evaluation, but a graph of a handful of nodes whose gradient PyTensor compiles in seconds.
+    The gradient graph of :func:`linear_recurrence` at ``n = 300`` (about 5000 nodes) did not
+    finish compiling in 20 minutes, so NUTS could not give the GARCH model a reference.
+
+    Parameters
+    ----------
+    a : scalar or pytensor.tensor.TensorVariable
+        The constant coefficient (its gradient at ``a = 0`` is not finite).
+    b : pytensor.tensor.TensorVariable, shape (n,)
+        The inputs; ``n`` must be known (a static shape).
+
+    Returns
+    -------
+    pytensor.tensor.TensorVariable, shape (n,)
+    """
+    n = b.type.shape[0]
+    if n is None:
+        raise ValueError("`b` needs a static length")
+    lag = np.subtract.outer(np.arange(n), np.arange(n)).astype(np.float64)
+    below = lag >= 0.0
+    weights = pt.where(below, a ** np.where(below, lag, 0.0), 0.0)
+    return pt.dot(weights, b)
+
+
 def arma11_residuals(y, c, phi, theta):
     """Innovations of a conditional ARMA(1,1), loop-free.
 
@@ -321,8 +350,9 @@ def garch() -> pm.Model:
 
     Priors as PyMC's former ``GARCH11`` example: ``alpha ~ U(0, 1)``, ``beta ~ U(0, 1 - alpha)``.
     The first conditional variance is the sample variance of the returns. The variance
-    recursion is unrolled by :func:`linear_recurrence` (a ``pytensor.scan`` version costs
-    about 1 ms per log-density and 5 ms per gradient here, too slow for the suite).
+    recursion is one matrix product (:func:`geometric_filter`: about 0.3 ms per log-density
+    and 0.6 ms per gradient here; a ``pytensor.scan`` version costs about 1 ms and 5 ms, and
+    the gradient of :func:`linear_recurrence` does not compile in reasonable time).
 
     Returns
     -------
@@ -337,7 +367,7 @@ def garch() -> pm.Model:
         beta = pm.Uniform("beta", 0.0, 1.0 - alpha)
         shocks2 = (r[:-1] - mu) ** 2
         inputs = pt.concatenate([pt.as_tensor_variable([s2_0]), omega + alpha * shocks2])
-        variance = linear_recurrence(beta, pt.specify_shape(inputs, (r.size,)))
+        variance = geometric_filter(beta, pt.specify_shape(inputs, (r.size,)))
         pm.Normal("r", mu, pt.sqrt(variance), observed=r)
     return model
 

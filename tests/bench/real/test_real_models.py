@@ -21,6 +21,7 @@ from pymc_kameleon.bench.real.models import (
     faithful_mixture,
     garch,
     get_real_model,
+    geometric_filter,
     linear_recurrence,
     load_table,
     longley,
@@ -77,8 +78,24 @@ def test_linear_recurrence_matches_a_loop():
         for t in range(n):
             acc = a * acc + b[t]
             expected[t] = acc
-        got = linear_recurrence(pt.as_tensor_variable(a), pt.specify_shape(pt.as_tensor(b), (n,)))
-        np.testing.assert_allclose(got.eval(), expected, rtol=1e-10, atol=1e-12)
+        shaped = pt.specify_shape(pt.as_tensor(b), (n,))
+        for solve in (linear_recurrence, geometric_filter):
+            got = solve(pt.as_tensor_variable(a), shaped)
+            np.testing.assert_allclose(got.eval(), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_garch_gradient_compiles_and_matches_finite_differences():
+    model = get_real_model("garch11").build()
+    logp, dlogp = model.compile_logp(), model.compile_dlogp()
+    point = model.initial_point()
+    names = [v.name for v in model.value_vars]
+    grad = dlogp(point)
+    for k, name in enumerate(names):
+        h = 1e-6
+        up, down = dict(point), dict(point)
+        up[name] = point[name] + h
+        down[name] = point[name] - h
+        np.testing.assert_allclose((logp(up) - logp(down)) / (2 * h), grad[k], rtol=1e-5, atol=1e-6)
 
 
 def _arma_loop(y, c, phi, theta):
