@@ -93,9 +93,9 @@ def test_reference_var_names():
 
 
 SHIPPED = sorted(p.stem for p in REFERENCE_DIR.glob("*.json"))
-PENDING = {"garch11"}
-"""Models whose reference run did not finish on the shared machine yet (build them with
-``python -m pymc_kameleon.bench real-references --models garch11`` and empty this)."""
+PENDING: set[str] = set()
+"""Models whose reference run has not been built yet (``python -m pymc_kameleon.bench
+real-references --models NAME``); none now."""
 WEAK = {"nile-arma11": (500, 10)}
 """Shipped references below the bar, (min ESS, max divergences) accepted until the rebuild with
 the model's ``reference_nuts`` override (target_accept 0.99, 5000 draws)."""
