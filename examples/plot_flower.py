@@ -101,7 +101,8 @@ print(
 oracle = sample_flower(1000, d=2, rng=1)
 with model:
     kmc_oracle = KMCStep(initial_history=oracle)
-    kameleon_oracle = KameleonStep(initial_history=oracle, bandwidth=3.0)
+    # the paper's proposal in the model's units, so that bandwidth=3.0 is a length on the ring
+    kameleon_oracle = KameleonStep(warmup="classic", initial_history=oracle, bandwidth=3.0)
     for step in (kmc_oracle, kameleon_oracle):
         pm.sample(
             tune=300,

@@ -75,7 +75,7 @@ def _sm(problem, options):
 SAMPLERS: dict[str, SamplerSpec] = {
     s.name: s
     for s in (
-        SamplerSpec("KAMH-LS", lambda p, o: KameleonStep(**o), "stat", ours=True),
+        SamplerSpec("KAMH-LS", lambda p, o: KameleonStep(**{**PUBLISHED, **o}), "stat", ours=True),
         # the papers' baseline is Haario's algorithm as published: pin its warm-up
         SamplerSpec("AM-FS", lambda p, o: _haario(scale="fixed", **o), "stat", True),
         SamplerSpec("AM-LS", lambda p, o: _haario(scale="learn", **o), "stat", True),

@@ -48,9 +48,10 @@ def make_step(step_cls, vars=None, **kwargs):
     defaults = {"adapt_start": ADAPT_START}
     if step_cls is KameleonStep:
         defaults["n_history"] = 50
-    else:  # the contract checks below read Haario's running moments; test_whitened_warmup.py
-        # checks the same contract for the default warm-up
-        defaults["warmup"] = "classic"
+    # the contract checks below read the published algorithms' state (Haario's running moments,
+    # the Kameleon subsample in the model's units); test_whitened_warmup.py checks the same
+    # contract for the default warm-up
+    defaults["warmup"] = "classic"
     defaults.update(kwargs)
     return step_cls(vars, **defaults)
 

@@ -75,8 +75,8 @@ def _close_figures():
 @pytest.fixture(scope="module")
 def banana2():
     """A KameleonStep run on the 2-D banana with cores=1, and its InferenceData."""
-    with banana_model(d=2, b=0.1, v=100.0):
-        step = KameleonStep(n_history=200)
+    with banana_model(d=2, b=0.1, v=100.0):  # the classic proposal: its covariance in closed form
+        step = KameleonStep(warmup="classic", n_history=200)
         idata = pm.sample(tune=600, draws=50, step=step, **SAMPLE_KW)
     return step, idata
 
@@ -84,7 +84,7 @@ def banana2():
 @pytest.fixture(scope="module")
 def banana8():
     with banana_model(d=8, b=0.1, v=100.0):
-        step = KameleonStep(n_history=200)
+        step = KameleonStep(warmup="classic", n_history=200)
         pm.sample(tune=500, draws=10, step=step, **SAMPLE_KW)
     return step
 

@@ -68,14 +68,15 @@ def _history() -> np.ndarray:
 CLASSIC = {"warmup": "classic"}
 
 CONFIGS: dict[str, tuple[Callable[[], pm.Model], Callable[[], Any]]] = {
-    "kameleon": (gaussian_model, KameleonStep),
-    "kameleon-matern32": (gaussian_model, lambda: KameleonStep(kernel="matern32")),
-    "kameleon-matern52": (gaussian_model, lambda: KameleonStep(kernel="matern52")),
-    "kameleon-linear": (gaussian_model, lambda: KameleonStep(kernel="linear")),
-    "kameleon-fixed-bandwidth": (gaussian_model, lambda: KameleonStep(bandwidth=0.8, nu2=0.5)),
-    "kameleon-vanishing": (gaussian_model, lambda: KameleonStep(adaptation="vanishing")),
+    "kameleon": (gaussian_model, lambda: KameleonStep(**CLASSIC)),
+    "kameleon-matern32": (gaussian_model, lambda: KameleonStep(**CLASSIC, kernel="matern32")),
+    "kameleon-matern52": (gaussian_model, lambda: KameleonStep(**CLASSIC, kernel="matern52")),
+    "kameleon-linear": (gaussian_model, lambda: KameleonStep(**CLASSIC, kernel="linear")),
+    "kameleon-fixed-bandwidth": (gaussian_model,
+                                 lambda: KameleonStep(**CLASSIC, bandwidth=0.8, nu2=0.5)),
+    "kameleon-vanishing": (gaussian_model, lambda: KameleonStep(**CLASSIC, adaptation="vanishing")),
     "kameleon-initial-history": (gaussian_model,
-                                 lambda: KameleonStep(initial_history=_history())),
+                                 lambda: KameleonStep(**CLASSIC, initial_history=_history())),
     "am-learn": (gaussian_model, AdaptiveMetropolis),
     "am-fixed": (gaussian_model, lambda: AdaptiveMetropolis(scale="fixed", gamma=0.1)),
     "am-classic": (gaussian_model, lambda: AdaptiveMetropolis(warmup="classic")),
@@ -93,7 +94,8 @@ CONFIGS: dict[str, tuple[Callable[[], pm.Model], Callable[[], Any]]] = {
                           lambda: KMCStep(**CLASSIC, mass="diagonal", lengthscale=1.2)),
     "kmc-initial-history": (gaussian_model, lambda: KMCStep(**CLASSIC, initial_history=_history())),
     "kmc-vanishing": (gaussian_model, lambda: KMCStep(**CLASSIC, adaptation="vanishing")),
-    "pm-kameleon": (noisy_model, KameleonStep),
+    "pm-kameleon": (noisy_model, lambda: KameleonStep(**CLASSIC)),
+    "pm-kameleon-whitened": (noisy_model, KameleonStep),  # the default warm-up
     "pm-am": (noisy_model, AdaptiveMetropolis),
     "pm-kmc": (noisy_model, lambda: KMCStep(**CLASSIC, n_steps_range=(5, 20))),
 }  # fmt: skip

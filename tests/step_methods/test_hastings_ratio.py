@@ -60,7 +60,7 @@ def _expected_accept(step, state, point_x, logp_fn) -> float:
 
 def test_kameleon_acceptance_uses_forward_parameters(banana_2d):
     with banana_2d:
-        step = KameleonStep(n_history=40, adapt_start=20)
+        step = KameleonStep(warmup="classic", n_history=40, adapt_start=20)  # the paper's formula
     logp = banana_2d.compile_logp()
 
     def logp_fn(v):

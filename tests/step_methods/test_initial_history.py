@@ -72,7 +72,7 @@ def test_adaptive_metropolis_keeps_learning_during_warmup(exact_draws):
 def test_kameleon_first_proposal_uses_a_subsample_of_initial_history(exact_draws):
     model = gaussian_model()
     with model:
-        step = KameleonStep(initial_history=exact_draws, n_history=100)
+        step = KameleonStep(warmup="classic", initial_history=exact_draws, n_history=100)
     step.set_rng(np.random.default_rng(1))
     step.stop_tuning()  # as pm.sample(tune=0) does before the first draw
     point = model.initial_point()

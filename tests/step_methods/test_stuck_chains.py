@@ -36,6 +36,13 @@ class HaarioAdaptiveMetropolis(AdaptiveMetropolis):
         super().__init__(*args, warmup="classic", **kwargs)
 
 
+class ClassicKameleonStep(KameleonStep):
+    """KameleonStep with the published warm-up, in the model's units (module level: picklable)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, warmup="classic", **kwargs)
+
+
 STEP_IDS = ["kameleon", "adaptive_metropolis", "kmc"]
 TUNE, DRAWS = 200, 50
 QUIET = {"progressbar": False, "compute_convergence_checks": False}
@@ -142,7 +149,9 @@ def test_warning_reaches_the_user_with_cores_2(caplog):
 
 # -----------------------------------------------------------------------------------------------
 # a posterior on a scale far from 1 (sd 1e-6 around 1.0)
-@pytest.mark.parametrize("step_cls", [KameleonStep, HaarioAdaptiveMetropolis], ids=STEP_IDS[:2])
+@pytest.mark.parametrize(
+    "step_cls", [ClassicKameleonStep, HaarioAdaptiveMetropolis], ids=STEP_IDS[:2]
+)
 def test_tiny_scale_warns(step_cls, caplog):
     _, messages = sample(step_cls, "tiny_scale", caplog)
     stuck = stuck_messages(messages, step_cls)
@@ -153,10 +162,11 @@ def test_tiny_scale_warns(step_cls, caplog):
         assert "rescale the parameters" in message
 
 
-def test_whitened_warmup_finds_a_tiny_scale(caplog):
-    """AdaptiveMetropolis's default warm-up has no units: it finds the sd of 1e-6 and moves."""
-    idata, messages = sample(AdaptiveMetropolis, "tiny_scale", caplog, draws=400)
-    assert not stuck_messages(messages, AdaptiveMetropolis), messages
+@pytest.mark.parametrize("step_cls", [AdaptiveMetropolis, KameleonStep], ids=["am", "kameleon"])
+def test_whitened_warmup_finds_a_tiny_scale(step_cls, caplog):
+    """The default warm-up has no units: it finds the sd of 1e-6 and moves."""
+    idata, messages = sample(step_cls, "tiny_scale", caplog, draws=400)
+    assert not stuck_messages(messages, step_cls), messages
     draws = idata.posterior["x"].values.reshape(-1, 2)
     assert float(idata.sample_stats["accept"].mean()) > 0.1
     assert np.all((draws.std(axis=0) > 0.5e-6) & (draws.std(axis=0) < 2e-6))

@@ -50,7 +50,10 @@ __all__ = [
 SMC = "pm.sample_smc"
 
 REAL_SAMPLERS: dict[str, SamplerSpec | None] = {
-    "KameleonStep()": replace(SAMPLERS["KAMH-LS"], name="KameleonStep()"),
+    "KameleonStep()": SamplerSpec(
+        "KameleonStep()", lambda p, o: KameleonStep(**o), "stat", ours=True
+    ),
+    "KameleonStep(classic)": replace(SAMPLERS["KAMH-LS"], name="KameleonStep(classic)"),
     "AdaptiveMetropolis()": SamplerSpec(
         "AdaptiveMetropolis()", lambda p, o: AdaptiveMetropolis(**o), "stat", ours=True
     ),
