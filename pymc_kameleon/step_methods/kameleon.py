@@ -61,7 +61,10 @@ class KameleonStep(AdaptiveMHStep):
     history subsample :math:`z` is refreshed, the kernel bandwidth is re-estimated on a doubling
     schedule and :math:`\log\nu^2` is learned by Robbins–Monro toward ``target_accept``; after
     warm-up everything freezes (unless ``adaptation="vanishing"``), so the kept draws come from a
-    fixed, valid Metropolis–Hastings kernel.
+    fixed, valid Metropolis–Hastings kernel. By default (``warmup="whitened"``) all of this
+    happens in coordinates learned during warm-up in which the posterior has sd about 1, and the
+    kernel move is mixed with a global adaptive-Metropolis move; ``warmup="classic"`` is the
+    published algorithm in the model's own units.
 
     Parameters
     ----------
@@ -75,8 +78,9 @@ class KameleonStep(AdaptiveMHStep):
         Size :math:`n` of the history subsample used to build the proposal, drawn uniformly
         with replacement from the eligible history. Cost per iteration is :math:`O(n d^2)`.
     gamma : float, default 0.2
-        Standard deviation of the isotropic exploration term :math:`\gamma^2 I` (in the units of
-        the sampled, possibly transformed, variables). It keeps the proposal non-degenerate.
+        Standard deviation of the isotropic exploration term :math:`\gamma^2 I`: in posterior
+        sds with the default whitened warm-up, in the units of the sampled (possibly
+        transformed) variables with ``warmup="classic"``. It keeps the proposal non-degenerate.
     nu2 : float, optional
         Initial :math:`\nu^2`. By default it is set when the proposal first uses the history so
         that the kernel term has the trace of :math:`2.38^2/d` times the history covariance.
