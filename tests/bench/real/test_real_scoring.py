@@ -96,9 +96,10 @@ SHIPPED = sorted(p.stem for p in REFERENCE_DIR.glob("*.json"))
 PENDING: set[str] = set()
 """Models whose reference run has not been built yet (``python -m pymc_kameleon.bench
 real-references --models NAME``); none now."""
-WEAK = {"nile-arma11": (500, 10)}
-"""Shipped references below the bar, (min ESS, max divergences) accepted until the rebuild with
-the model's ``reference_nuts`` override (target_accept 0.99, 5000 draws)."""
+WEAK = {"nile-arma11": (1000, 10)}
+"""Shipped references below the bar, (min ESS, max divergences) accepted: nile-arma11, rebuilt
+with its ``reference_nuts`` override (target_accept 0.99, 5000 draws), has min bulk ESS 2680 and
+R-hat 1.0014 but 8 divergences (the run at 0.95 and 1500 draws: ESS 865, 5 divergences)."""
 
 
 def test_every_model_has_a_shipped_reference_that_meets_the_quality_bar():
