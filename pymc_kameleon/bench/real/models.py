@@ -263,14 +263,19 @@ def linear_recurrence(a, b):
     -------
     pytensor.tensor.TensorVariable, shape (n,)
     """
-    n = b.type.shape[0]
-    if n is None:
-        raise ValueError("`b` needs a static length")
+    n = _static_length(b)
     x, power, shift = b, a, 1
     while shift < n:
         x = x + power * pt.concatenate([pt.zeros(shift), x[:-shift]])
         power, shift = power * power, 2 * shift
     return x
+
+
+def _static_length(b) -> int:
+    n = b.type.shape[0]
+    if n is None:
+        raise ValueError("`b` needs a static length, e.g. pt.specify_shape(b, (n,))")
+    return n
 
 
 def geometric_filter(a, b):
@@ -292,9 +297,7 @@ def geometric_filter(a, b):
     -------
     pytensor.tensor.TensorVariable, shape (n,)
     """
-    n = b.type.shape[0]
-    if n is None:
-        raise ValueError("`b` needs a static length")
+    n = _static_length(b)
     lag = np.subtract.outer(np.arange(n), np.arange(n)).astype(np.float64)
     below = lag >= 0.0
     weights = pt.where(below, a ** np.where(below, lag, 0.0), 0.0)
