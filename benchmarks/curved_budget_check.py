@@ -43,9 +43,16 @@ def main() -> None:
     path = args.out / f"{args.tag}.jsonl"
     tasks = [
         Task(
-            "curved-budget", problem, args.sampler, seed, args.chains, args.tune, args.draws,
-            n_oracle=args.oracle, extra=args.options,
-        )  # fmt: skip
+            "curved-budget",
+            problem,
+            args.sampler,
+            seed,
+            args.chains,
+            args.tune,
+            args.draws,
+            n_oracle=args.oracle,
+            extra=args.options,
+        )
         for problem in args.problems
         for seed in args.seeds
     ]

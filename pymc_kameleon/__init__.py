@@ -2,7 +2,8 @@
 
 ``KameleonStep`` is Kernel Adaptive Metropolis–Hastings (Sejdinovic et al., ICML 2014);
 ``KMCStep`` is gradient-free Kernel Hamiltonian Monte Carlo (Strathmann et al., NeurIPS 2015);
-``AdaptiveMetropolis`` is Haario et al.'s adaptive Metropolis with fixed or learned scale.
+``AdaptiveMetropolis`` is Haario et al.'s adaptive Metropolis with fixed or learned scale;
+``KameleonSMC`` is kernel SMC, a kernel for ``pm.sample_smc(kernel=KameleonSMC)``.
 All are drop-in replacements for ``pm.Metropolis()``, and all stay exact when the likelihood is
 a stochastic estimate (:func:`noisy_potential`, :func:`estimator_potential`)::
 
@@ -21,6 +22,7 @@ from pymc_kameleon.pseudo_marginal import (
     estimator_potential,
     noisy_potential,
 )
+from pymc_kameleon.smc import KameleonSMC, initial_history_from_smc
 from pymc_kameleon.step_methods import AdaptiveMetropolis, KameleonStep, KMCStep
 
 __version__ = "0.1.0"
@@ -28,11 +30,13 @@ __version__ = "0.1.0"
 __all__ = [
     "AdaptiveMetropolis",
     "KMCStep",
+    "KameleonSMC",
     "KameleonStep",
     "NoisyTermError",
     "__version__",
     "allow_noisy_evaluation",
     "estimator_potential",
+    "initial_history_from_smc",
     "noisy_potential",
 ]
 

@@ -66,3 +66,9 @@ def _offset_sample_seeds(seed_offset, monkeypatch):
         return original(*args, random_seed=shift_seed(random_seed, seed_offset), **kwargs)
 
     monkeypatch.setattr(pm, "sample", sample)
+    original_smc = pm.sample_smc
+
+    def sample_smc(*args, random_seed=None, **kwargs):
+        return original_smc(*args, random_seed=shift_seed(random_seed, seed_offset), **kwargs)
+
+    monkeypatch.setattr(pm, "sample_smc", sample_smc)

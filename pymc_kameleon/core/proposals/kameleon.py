@@ -334,6 +334,54 @@ class KameleonProposal(GaussianRandomWalk):
         if self.median_bandwidth:
             self.next_bandwidth_update = 0
 
+    def use_states(
+        self, states: np.ndarray, rng: np.random.Generator, nu2_factor: float = 1.0
+    ) -> None:
+        """Build the proposal from ``states`` at once, e.g. a particle population.
+
+        The subsample is ``n_history`` of the rows of ``states`` drawn without replacement (all of
+        them if there are fewer), the bandwidth is the median heuristic on them in the kernel
+        coordinates (with ``median_bandwidth``), and ``nu^2`` is ``nu2_factor`` times the value
+        that gives the kernel term, averaged over up to 50 of the subsample's points, the trace of
+        the optimally scaled random walk with the subsample's covariance. The chain history is
+        not touched.
+
+        Parameters
+        ----------
+        states : numpy.ndarray, shape (n, dim)
+            At least two finite rows, in the states' coordinates.
+        rng : numpy.random.Generator
+            Source of the subsample and of the points the bandwidth and trace are taken on.
+        nu2_factor : float, default 1.0
+            Multiplier of the matched ``nu^2`` (what an SMC kernel adapts between stages).
+
+        Raises
+        ------
+        ValueError
+            If ``states`` has fewer than two rows or the kernel term vanishes on it.
+        """
+        states = np.asarray(states, dtype=float)
+        if states.ndim != 2 or states.shape[1] != self.dim or states.shape[0] < 2:
+            raise ValueError(
+                f"`states` must have shape (n, {self.dim}) with n >= 2, got {states.shape}."
+            )
+        size = min(self.n_history, states.shape[0])
+        self.z = states[np.sort(rng.choice(states.shape[0], size=size, replace=False))]
+        self.basis = self.to_kernel(self.z)
+        self.map_changed = False
+        if self.median_bandwidth:
+            self._update_bandwidth(0, rng)
+        points = self.basis[rng.choice(size, size=min(size, 50), replace=False)]
+        current = float(np.mean([kernel_term_trace(u, self.basis, self.kernel) for u in points]))
+        target = random_walk_trace(self.basis)
+        if not (current > 0.0 and math.isfinite(current) and target > 0.0):
+            raise ValueError(
+                "the kernel term of the Kameleon proposal vanishes on these states (identical "
+                "rows, or a bandwidth far too small for their spread); use more distinct states."
+            )
+        self.scale.restart(math.log(nu2_factor * target / current))
+        self.forget_covariance()
+
     # ----------------------------------------------------------------------------------------
     def learned_covariance(self, x: np.ndarray) -> np.ndarray:
         """``M H M^T`` at ``x``, given in kernel coordinates; zero before the history is used.

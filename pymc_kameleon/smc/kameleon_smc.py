@@ -1,0 +1,288 @@
+"""KameleonSMC: a ``pm.sample_smc`` kernel that moves particles with Kameleon proposals."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+from pymc.smc.kernels import SMC_KERNEL
+
+from pymc_kameleon._compat import (
+    compile_pytensor,
+    join_nonshared_inputs,
+    make_shared_replacements,
+    modelcontext,
+)
+from pymc_kameleon.core.checks import check_int, check_number
+from pymc_kameleon.core.population import (
+    DecorrelationRule,
+    mh_sweep,
+    population_proposal,
+    rescale_components,
+    updated_log_factor,
+)
+from pymc_kameleon.pseudo_marginal import (
+    allow_noisy_evaluation,
+    has_noisy_terms,
+    strip_noisy_guards,
+)
+
+__all__ = ["KameleonSMC"]
+
+
+class KameleonSMC(SMC_KERNEL):
+    r"""Kernel SMC for ``pm.sample_smc``: particles moved by Kameleon proposals from the population.
+
+    Pass the class to ``pm.sample_smc(kernel=KameleonSMC, ...)``; its own arguments go as
+    keywords of ``pm.sample_smc``. At every tempering stage, after resampling, the population
+    covers the current tempered target :math:`p(\theta) L(\theta)^\beta`, and the kernel builds
+    one Kameleon proposal (Sejdinovic et al., 2014) from it, as kernel SMC does (Schuster,
+    Strathmann, Paige and Sejdinovic, 2017):
+
+    * coordinates ``u`` that whiten the population (its mean and covariance), so every setting
+      below is in posterior standard deviations and the kernel is invariant to affine
+      reparameterisation;
+    * a Gaussian kernel on ``n_basis`` particles drawn from the population, bandwidth by the
+      median heuristic;
+    * :math:`q(\cdot \mid u) = \mathcal N(u, \gamma^2 I + \nu^2 M_u H M_u^\top)`, where
+      :math:`\nu^2` gives the kernel term the trace of the optimally scaled random walk on
+      average over the population, times a factor adapted toward ``target_accept``: after
+      every sweep its log moves by ``2 (acceptance - target_accept)``, the acceptance being the
+      population's mean, and the factor carries over to the next stage.
+
+    With probability ``global_weight`` a move is instead a random walk with the population's
+    covariance (the mixture density enters the Hastings term), which keeps particles moving
+    where the population is sparse and the kernel term vanishes. Apart from the scale factors
+    the proposal is fixed for the stage, and every particle makes Metropolis–Hastings moves with
+    the exact Hastings term (the proposal's covariance depends on the state it is built at), as
+    many sweeps as it takes every coordinate to forget where the stage started (its correlation
+    across particles with the stage's start below ``max_correlation``), at most ``max_steps``.
+    PyMC's MH kernel stops instead when the correlations stop falling, which on a curved target
+    lets the fast coordinates end the stage before the slow ones have moved.
+
+    Each particle's stored likelihood is compared against, never recomputed, so a model whose
+    likelihood is a stochastic estimate (:func:`~pymc_kameleon.noisy_potential`,
+    :func:`~pymc_kameleon.estimator_potential`) stays exact: it is sampled on the space extended
+    by the estimate's noise, and the marginal likelihood estimate stays unbiased. The
+    kernel pickles (``cores > 1``) and draws all its randomness from the generator PyMC gives
+    each chain, so a ``random_seed`` reproduces a run.
+
+    Parameters
+    ----------
+    gamma : float, default 0.2
+        Standard deviation of the exploration term :math:`\gamma^2 I`, in the whitened
+        coordinates (posterior standard deviations of the stage's target).
+    n_basis : int, default 500
+        Particles the kernel term is built on (all of them if fewer); the cost of a move is
+        :math:`O(n\,d^2)` per particle.
+    global_weight : float, default 0.2
+        Probability that a move is instead a random walk with the population covariance (scale
+        adapted like :math:`\nu^2`), the mixture density entering the Hastings term. The kernel
+        term vanishes where particles are sparse (the ends of a banana's arms), and there the
+        Kameleon move is only its small :math:`\gamma` term; the random walk keeps those
+        particles moving. 0 gives pure Kameleon moves.
+    target_accept : float, default 0.234
+        Acceptance rate the scale :math:`\nu^2` is adapted toward, after every sweep.
+    max_correlation : float, default 0.5
+        Sweeps go on while any coordinate's correlation (across particles) with its value at the
+        start of the stage is above this (or above ``3 / sqrt(draws)``, the noise level): every
+        coordinate, the slowest included, must have moved at least halfway to independence.
+    max_steps : int, default 30
+        Most Metropolis–Hastings sweeps per stage.
+    *args, **kwargs
+        Passed to :class:`pymc.smc.kernels.SMC_KERNEL` by ``pm.sample_smc`` (``draws``,
+        ``threshold``, ``model``, ...).
+
+    Notes
+    -----
+    Stats per stage (``sample_stats``, one value per stage and chain): ``log_marginal_likelihood``
+    (NaN before the last stage, as PyMC's kernels), ``beta``, ``accept_rate`` (mean acceptance
+    probability of the stage's moves), ``scaling`` (:math:`\nu^2` at the stage's start),
+    ``bandwidth`` (of the
+    kernel, in whitened coordinates), ``n_steps`` (sweeps made) and ``logp_evals`` (log-density
+    evaluations of the stage, counting prior and likelihood at a point as one).
+
+    Examples
+    --------
+    >>> import pymc as pm
+    >>> from pymc_kameleon import KameleonSMC
+    >>> with pm.Model():
+    ...     x = pm.Normal("x", 0.0, 10.0, shape=2)
+    ...     _ = pm.Normal("y", x, 1.0, observed=[1.0, -1.0])
+    ...     idata = pm.sample_smc(draws=200, kernel=KameleonSMC, chains=1, progressbar=False,
+    ...                           random_seed=1)
+    >>> idata["posterior"]["x"].shape
+    (1, 200, 2)
+    """
+
+    stats_dtypes_shapes: ClassVar[dict[str, tuple[type, list]]] = {
+        "log_marginal_likelihood": (float, []),
+        "beta": (float, []),
+        "accept_rate": (float, []),
+        "scaling": (float, []),
+        "bandwidth": (float, []),
+        "n_steps": (int, []),
+        "logp_evals": (int, []),
+    }
+    #: include the Hastings term (False only in the test suite's negative control)
+    hastings: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        *args: Any,
+        gamma: float = 0.2,
+        n_basis: int = 500,
+        global_weight: float = 0.2,
+        target_accept: float = 0.234,
+        max_correlation: float = 0.5,
+        max_steps: int = 30,
+        **kwargs: Any,
+    ) -> None:
+        self.gamma = float(check_number("gamma", gamma, minimum=0.0, open_minimum=True))
+        self.n_basis = check_int("n_basis", n_basis, minimum=2, hint="500 is the default.")
+        self.global_weight = float(
+            check_number("global_weight", global_weight, minimum=0.0, maximum=1.0,
+                         open_maximum=True)
+        )  # fmt: skip
+        self.target_accept = float(
+            check_number(
+                "target_accept",
+                target_accept,
+                minimum=0.0,
+                maximum=1.0,
+                open_minimum=True,
+                open_maximum=True,
+            )
+        )
+        self.max_correlation = float(
+            check_number("max_correlation", max_correlation, minimum=0.0, maximum=1.0,
+                         open_minimum=True)
+        )  # fmt: skip
+        self.max_steps = check_int("max_steps", max_steps, minimum=1, hint="30 is the default.")
+        model = modelcontext(kwargs.get("model"))
+        noisy = has_noisy_terms(model)
+        if noisy:
+            with allow_noisy_evaluation():  # PyMC's base compiles the guarded graph once
+                super().__init__(*args, **kwargs)
+            self.likelihood_logp_func = _compile_likelihood(model, kwargs.get("compile_kwargs"))
+        else:
+            super().__init__(*args, **kwargs)
+        self.noisy_likelihood = noisy
+        self._reset_stage_state()
+
+    def _reset_stage_state(self) -> None:
+        self.log_factors = [0.0, 0.0]  # Kameleon move, population random walk
+        self.accept_rate = math.nan
+        self.scaling = math.nan
+        self.bandwidth = math.nan
+        self.n_steps = 0
+        self.logp_evals = 0
+        self.proposal = None
+
+    # ----------------------------------------------------------------------------------------
+    # PyMC's hooks
+    def setup_kernel(self) -> None:
+        """Start a chain: forget what the previous chain (same object, ``cores=1``) adapted."""
+        self._reset_stage_state()
+
+    def tune(self) -> None:
+        """Build the stage's proposal from the resampled population."""
+        self.proposal = population_proposal(
+            np.asarray(self.tempered_posterior, dtype=float), self.rng,
+            gamma=self.gamma, n_basis=self.n_basis, global_weight=self.global_weight,
+            log_factors=tuple(self.log_factors),
+        )  # fmt: skip
+        stats = self.proposal.stats()
+        self.scaling, self.bandwidth = stats["scaling"], stats["bandwidth"]
+
+    def mutate(self) -> None:
+        """Metropolis–Hastings sweeps of every particle with the stage's fixed proposal."""
+        dtype = self.tempered_posterior.dtype
+        particles = np.asarray(self.tempered_posterior, dtype=float).copy()
+        log_parts = np.column_stack([self.prior_logp, self.likelihood_logp]).astype(float)
+
+        def evaluate(x: np.ndarray) -> tuple[float, float]:
+            x = x.astype(dtype, copy=False)  # the compiled functions trust their input's dtype
+            return float(self.prior_logp_func(x)), float(self.likelihood_logp_func(x))
+
+        rule = DecorrelationRule(particles, self.max_correlation, self.max_steps)
+        accept = []
+        while True:
+            sweep, chosen = mh_sweep(self.proposal, particles, log_parts, self.beta, evaluate,
+                                     self.rng, hastings=self.hastings)  # fmt: skip
+            accept.append(sweep)
+            self._adapt_scales(sweep, chosen)
+            if not rule.another_sweep(particles):
+                break
+        self.n_steps = rule.sweeps
+        self.logp_evals = rule.sweeps * particles.shape[0]
+        self.accept_rate = float(np.mean(accept))
+        self.tempered_posterior = particles.astype(dtype, copy=False)
+        self.prior_logp = log_parts[:, 0].copy()
+        self.likelihood_logp = log_parts[:, 1].copy()
+        self.tempered_posterior_logp = self.prior_logp + self.beta * self.likelihood_logp
+
+    def _adapt_scales(self, accept: np.ndarray, chosen: np.ndarray) -> None:
+        """Move each move's scale toward ``target_accept`` after a sweep (used by the next one).
+
+        Each sweep is an exact move with the proposal it was made with; the acceptance that
+        steers the next one is an average over the population, so one particle's influence on
+        it is of order 1 / draws.
+        """
+        deltas = []
+        for k, old in enumerate(self.log_factors):
+            mine = accept[chosen == k]
+            new = (
+                old
+                if mine.size == 0
+                else updated_log_factor(old, float(mine.mean()), self.target_accept)
+            )
+            deltas.append(new - old)
+            self.log_factors[k] = new
+        rescale_components(self.proposal, deltas)
+
+    def sample_stats(self) -> dict[str, Any]:
+        """The stage's stats (see Notes)."""
+        return {
+            "log_marginal_likelihood": self.log_marginal_likelihood if self.beta == 1 else np.nan,
+            "beta": self.beta,
+            "accept_rate": self.accept_rate,
+            "scaling": self.scaling,
+            "bandwidth": self.bandwidth,
+            "n_steps": self.n_steps,
+            "logp_evals": self.logp_evals,
+        }
+
+    def sample_settings(self) -> dict[str, Any]:
+        """The kernel's settings, saved once with the results."""
+        return {
+            "_n_draws": self.draws,
+            "threshold": self.threshold,
+            "gamma": self.gamma,
+            "n_basis": self.n_basis,
+            "global_weight": self.global_weight,
+            "target_accept": self.target_accept,
+            "max_correlation": self.max_correlation,
+            "max_steps": self.max_steps,
+        }
+
+
+def _compile_likelihood(model: Any, compile_kwargs: dict | None) -> Any:
+    """The log-likelihood (observed terms and Potentials) with the noisy terms' guards removed.
+
+    Compiled like PyMC's own SMC functions (the raveled point as the only input), so a pickled
+    kernel re-links in a worker process without the guards' permission, and its random
+    generators are the ones ``set_rng`` swaps per chain.
+    """
+    initial_point = model.initial_point()
+    variables = model.value_vars
+    shared = make_shared_replacements(initial_point, variables, model)
+    graph = strip_noisy_guards(model.datalogp)
+    [logp], raveled = join_nonshared_inputs(
+        point=initial_point, outputs=[graph], inputs=variables, shared_inputs=shared
+    )
+    kwargs = {**(compile_kwargs or {}), "on_unused_input": "ignore"}
+    function = compile_pytensor([raveled], logp, **kwargs)
+    function.trust_input = True
+    return function
