@@ -188,13 +188,15 @@ class NoisyTermGuard(Op):
             f"The model term {self.term!r} is a stochastic likelihood estimate "
             f"(pymc_kameleon.{self.kind}), and a sampler or function other than this package's "
             f"pseudo-marginal steps is being compiled to evaluate it. PyMC's samplers (NUTS, "
-            "Metropolis, Slice, DEMetropolisZ, SMC, ...) draw fresh noise at every evaluation, "
+            "Metropolis, Slice, DEMetropolisZ, ...) draw fresh noise at every evaluation, "
             "also at the current state, and that biases the posterior. Sample all the model's "
             f"variables with one of {_STEPS}: plain pm.sample() assigns KameleonStep "
             "automatically, or pass pm.sample(step=pymc_kameleon.KameleonStep()); these steps "
-            "sample continuous variables only, so marginalise any discrete variable. To "
-            "evaluate the term anyway (debugging, or a sampler you know keeps the current "
-            "state's estimate), compile inside `with pymc_kameleon.allow_noisy_evaluation():`."
+            "sample continuous variables only, so marginalise any discrete variable. For "
+            "sequential Monte Carlo use pm.sample_smc(kernel=pymc_kameleon.KameleonSMC), which "
+            "keeps each particle's estimate. To evaluate the term anyway (debugging, or a "
+            "sampler you know keeps the current state's estimate), compile inside "
+            "`with pymc_kameleon.allow_noisy_evaluation():`."
         )
 
     def gradient_message(self) -> str:

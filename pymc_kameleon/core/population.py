@@ -213,30 +213,39 @@ def mh_sweep(
 
 
 class DecorrelationRule:
-    """How many sweeps a stage needs: sweep until every coordinate forgot the stage's start.
+    """How many sweeps a stage needs: sweep while some coordinate still remembers the start.
 
     After each sweep, the correlation across particles between every coordinate now and at the
-    start of the stage is computed; sweeps go on while any coordinate's correlation is above
-    ``max_correlation`` (raised to ``3 / sqrt(n)`` for ``n`` particles, the noise level of a
-    zero correlation), up to ``max_sweeps``. Unlike a rule that stops when the correlations stop
-    falling (PyMC's MH kernel), a slow coordinate (the long arm of a banana) keeps the sweeps
-    going until it has moved too, however fast the others decorrelated.
+    start of the stage is computed. A coordinate is done when its correlation is at most
+    ``max_correlation`` (raised to ``3 / sqrt(n)`` for ``n`` particles, the noise level of a zero
+    correlation), or when the last sweep lowered it by less than ``stall`` (it cannot fall
+    further: particles in separated modes stay in their mode). Sweeps go on while any coordinate
+    is not done, up to ``max_sweeps``. PyMC's MH kernel stops as soon as one coordinate in ten
+    stalls, so on a curved target the fast coordinates can end a stage before the slow ones
+    (the long arm of a banana) have moved; here the slowest one decides.
 
     Parameters
     ----------
     start : numpy.ndarray, shape (n, d)
         The particles at the start of the stage (copied).
-    max_correlation : float, default 0.1
-    max_sweeps : int, default 50
+    max_correlation : float, default 0.5
+    max_sweeps : int, default 30
+    stall : float, default 0.01
     """
 
     def __init__(
-        self, start: np.ndarray, max_correlation: float = 0.1, max_sweeps: int = 50
+        self,
+        start: np.ndarray,
+        max_correlation: float = 0.5,
+        max_sweeps: int = 30,
+        stall: float = 0.01,
     ) -> None:
         self.start = np.array(start, dtype=float)
         self.max_correlation = max(float(max_correlation), 3.0 / math.sqrt(self.start.shape[0]))
         self.max_sweeps = int(max_sweeps)
+        self.stall = float(stall)
         self.sweeps = 0
+        self.previous = np.ones(self.start.shape[1])  # every coordinate's correlation at the start
 
     def correlation(self, particles: np.ndarray) -> np.ndarray:
         """Per coordinate, the correlation across particles between the start and ``particles``.
@@ -271,5 +280,8 @@ class DecorrelationRule:
         bool
         """
         self.sweeps += 1
-        remembering = np.max(np.abs(self.correlation(particles))) > self.max_correlation
-        return bool(remembering) and self.sweeps < self.max_sweeps
+        corr = np.abs(self.correlation(particles))
+        falling = self.previous - corr >= self.stall
+        self.previous = corr
+        remembering = (corr > self.max_correlation) & falling
+        return bool(np.any(remembering)) and self.sweeps < self.max_sweeps

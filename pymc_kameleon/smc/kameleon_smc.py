@@ -56,10 +56,14 @@ class KameleonSMC(SMC_KERNEL):
     where the population is sparse and the kernel term vanishes. Apart from the scale factors
     the proposal is fixed for the stage, and every particle makes Metropolis–Hastings moves with
     the exact Hastings term (the proposal's covariance depends on the state it is built at), as
-    many sweeps as it takes every coordinate to forget where the stage started (its correlation
-    across particles with the stage's start below ``max_correlation``), at most ``max_steps``.
-    PyMC's MH kernel stops instead when the correlations stop falling, which on a curved target
-    lets the fast coordinates end the stage before the slow ones have moved.
+    many sweeps as the decorrelation rule asks: another sweep while some coordinate's
+    correlation (across particles) with its value at the stage's start is above
+    ``max_correlation`` and still fell by at least 0.01 in the last sweep, at most ``max_steps``
+    (:class:`~pymc_kameleon.core.population.DecorrelationRule`). PyMC's MH kernel stops as soon
+    as one coordinate in ten stops decorrelating, which on a curved target lets the fast
+    coordinates end the stage before the slow ones have moved; here the slowest coordinate
+    decides, and a coordinate that cannot decorrelate further (particles in separated modes
+    stay in their mode) does not hold the stage up.
 
     Each particle's stored likelihood is compared against, never recomputed, so a model whose
     likelihood is a stochastic estimate (:func:`~pymc_kameleon.noisy_potential`,
@@ -85,9 +89,10 @@ class KameleonSMC(SMC_KERNEL):
     target_accept : float, default 0.234
         Acceptance rate the scale :math:`\nu^2` is adapted toward, after every sweep.
     max_correlation : float, default 0.5
-        Sweeps go on while any coordinate's correlation (across particles) with its value at the
-        start of the stage is above this (or above ``3 / sqrt(draws)``, the noise level): every
-        coordinate, the slowest included, must have moved at least halfway to independence.
+        Sweeps go on while some coordinate's correlation (across particles) with its value at
+        the start of the stage is above this (or above ``3 / sqrt(draws)``, the noise level) and
+        still falling: every coordinate, the slowest included, moves at least halfway to
+        independence unless it stalls first.
     max_steps : int, default 30
         Most Metropolis–Hastings sweeps per stage.
     *args, **kwargs
@@ -244,14 +249,17 @@ class KameleonSMC(SMC_KERNEL):
 
     def sample_stats(self) -> dict[str, Any]:
         """The stage's stats (see Notes)."""
+        # the declared dtypes, whatever PyMC left in its attributes (beta is the int 1 at the end)
         return {
-            "log_marginal_likelihood": self.log_marginal_likelihood if self.beta == 1 else np.nan,
-            "beta": self.beta,
-            "accept_rate": self.accept_rate,
-            "scaling": self.scaling,
-            "bandwidth": self.bandwidth,
-            "n_steps": self.n_steps,
-            "logp_evals": self.logp_evals,
+            "log_marginal_likelihood": float(
+                self.log_marginal_likelihood if self.beta == 1 else np.nan
+            ),
+            "beta": float(self.beta),
+            "accept_rate": float(self.accept_rate),
+            "scaling": float(self.scaling),
+            "bandwidth": float(self.bandwidth),
+            "n_steps": int(self.n_steps),
+            "logp_evals": int(self.logp_evals),
         }
 
     def sample_settings(self) -> dict[str, Any]:

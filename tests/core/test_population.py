@@ -130,9 +130,31 @@ def test_decorrelation_rule_stops_when_particles_forgot_the_start():
     rng = np.random.default_rng(5)
     start = rng.standard_normal((400, 3))
     rule = DecorrelationRule(start, max_correlation=0.1, max_sweeps=10)
-    assert rule.another_sweep(start.copy())  # nothing moved: correlation 1
+    halfway = 0.7 * start + 0.7 * rng.standard_normal((400, 3))
+    assert rule.another_sweep(halfway)  # correlation about 0.7, and it fell from 1
     assert not rule.another_sweep(rng.standard_normal((400, 3)))  # fresh draws: about 0
     assert rule.sweeps == 2
+
+
+def test_decorrelation_rule_stops_when_a_coordinate_stalls():
+    """Particles that keep their mode keep a high correlation: the rule does not wait for it."""
+    rng = np.random.default_rng(7)
+    mode = rng.choice([-4.0, 4.0], size=(400, 1))
+    start = mode + rng.standard_normal((400, 1))
+    rule = DecorrelationRule(start, max_correlation=0.5, max_sweeps=30)
+    assert rule.another_sweep(mode + rng.standard_normal((400, 1)))  # 1 -> about 0.94
+    assert not rule.another_sweep(mode + rng.standard_normal((400, 1)))  # no lower: stalled
+    assert rule.sweeps == 2
+
+
+def with_correlation(start, rho, rng):
+    """Particles whose every coordinate has exactly correlation ``rho`` with ``start``."""
+    a = start - start.mean(axis=0)
+    e = rng.standard_normal(start.shape)
+    e -= e.mean(axis=0)
+    e -= a * (a * e).sum(axis=0) / (a * a).sum(axis=0)  # orthogonal to a, column by column
+    e *= np.sqrt((a * a).sum(axis=0) / (e * e).sum(axis=0))  # and as long
+    return rho * a + math.sqrt(1.0 - rho**2) * e
 
 
 def test_decorrelation_rule_respects_the_noise_floor_and_the_cap():
@@ -140,6 +162,9 @@ def test_decorrelation_rule_respects_the_noise_floor_and_the_cap():
     start = rng.standard_normal((25, 2))
     rule = DecorrelationRule(start, max_correlation=0.01, max_sweeps=3)
     assert rule.max_correlation == pytest.approx(3.0 / 5.0)
-    assert rule.another_sweep(start)
-    assert rule.another_sweep(start)
-    assert not rule.another_sweep(start)  # the cap
+    assert rule.correlation(with_correlation(start, 0.9, rng)) == pytest.approx([0.9, 0.9])
+    assert rule.another_sweep(with_correlation(start, 0.9, rng))
+    assert rule.another_sweep(with_correlation(start, 0.8, rng))
+    assert not rule.another_sweep(with_correlation(start, 0.7, rng))  # still falling: the cap
+    below = DecorrelationRule(start, max_correlation=0.01)
+    assert not below.another_sweep(with_correlation(start, 0.55, rng))  # under the noise floor
