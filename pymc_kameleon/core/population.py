@@ -121,7 +121,17 @@ def population_proposal(
 
 
 def components(proposal: Proposal) -> list[Proposal]:
-    """The moves of a population proposal: its mixture's components, or itself."""
+    """The moves of a population proposal: its mixture's components, or itself.
+
+    Parameters
+    ----------
+    proposal : KameleonProposal or MixtureProposal
+        From :func:`population_proposal`.
+
+    Returns
+    -------
+    list of Proposal
+    """
     return list(getattr(proposal, "proposals", [proposal]))
 
 

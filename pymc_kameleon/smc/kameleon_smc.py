@@ -248,7 +248,13 @@ class KameleonSMC(SMC_KERNEL):
         rescale_components(self.proposal, deltas)
 
     def sample_stats(self) -> dict[str, Any]:
-        """The stage's stats (see Notes)."""
+        """The stage's stats (see Notes).
+
+        Returns
+        -------
+        dict of str to float or int
+            One value per stat of :attr:`stats_dtypes_shapes`, of its declared type.
+        """
         # the declared dtypes, whatever PyMC left in its attributes (beta is the int 1 at the end)
         return {
             "log_marginal_likelihood": float(
@@ -263,7 +269,14 @@ class KameleonSMC(SMC_KERNEL):
         }
 
     def sample_settings(self) -> dict[str, Any]:
-        """The kernel's settings, saved once with the results."""
+        """The kernel's settings, saved once with the results.
+
+        Returns
+        -------
+        dict of str to float or int
+            ``_n_draws``, ``threshold`` and the kernel's own arguments; PyMC puts them in
+            ``idata["sample_stats"].attrs``.
+        """
         return {
             "_n_draws": self.draws,
             "threshold": self.threshold,

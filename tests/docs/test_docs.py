@@ -17,7 +17,7 @@ import numpy as np
 import pymc as pm
 import pytest
 
-from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon import AdaptiveMetropolis, KameleonSMC, KameleonStep, KMCStep
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -141,8 +141,19 @@ def test_every_stat_is_on_the_stats_page(cls):
 def test_stats_page_documents_no_stat_that_does_not_exist():
     tables = stats_page_tables()
     every = set().union(*(declared_stats(cls) for cls in STEP_CLASSES))
+    smc = tables.pop("KameleonSMC")
     listed = set().union(*tables.values())
     assert listed <= every, sorted(listed - every)
+    assert smc == set(KameleonSMC.stats_dtypes_shapes), sorted(
+        smc ^ set(KameleonSMC.stats_dtypes_shapes)
+    )
+
+
+def test_every_kameleon_smc_stat_is_in_its_docstring():
+    missing = {
+        name for name in KameleonSMC.stats_dtypes_shapes if f"``{name}``" not in KameleonSMC.__doc__
+    }
+    assert not missing, sorted(missing)
 
 
 def test_stats_page_catches_a_missing_stat(monkeypatch):
