@@ -128,7 +128,9 @@ def test_mapped_random_walk_has_the_mapped_gaussian_density(make):
     if isinstance(proposal, IsotropicRandomWalk):
         cov = matrix @ ((0.09 + proposal.scaling) * np.eye(3)) @ matrix.T
         np.testing.assert_allclose(proposal.covariance(x), cov, rtol=1e-12)
-        assert log_q == pytest.approx(stats.multivariate_normal(x, cov).logpdf(x_new), rel=1e-9)
+        # the map is ill-conditioned (1e-3 next to 40): SciPy's and our factorisations agree to
+        # 1e-9 on some CPUs and to 6e-9 on others (SIMD paths); 1e-6, as for the mixture below
+        assert log_q == pytest.approx(stats.multivariate_normal(x, cov).logpdf(x_new), rel=1e-6)
     else:  # a mixture: compare with the mixture of the components' mapped Gaussians
         dens = [
             w * stats.multivariate_normal(x, p.covariance(x)).pdf(x_new)
