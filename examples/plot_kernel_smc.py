@@ -179,7 +179,7 @@ for ax, (name, idata) in zip(axes, smc.items(), strict=True):
 # array per chain. ``beta`` is the inverse temperature the stage reached, ``accept_rate`` the
 # mean acceptance probability of its moves (the scale is adapted toward 0.234), ``n_steps`` the
 # Metropolis–Hastings sweeps it made: sweeps go on until every coordinate's correlation with the
-# stage's start is below 0.5, at most 30.
+# stage's start is below 0.1 or has stopped falling, at most 30.
 stats = {
     name: stage_stat(smc["KameleonSMC"], name)[0] for name in ("beta", "accept_rate", "n_steps")
 }
@@ -198,8 +198,8 @@ plt.show()
 # %%
 # On this target the last stage needs the most sweeps. Most of a coordinate's spread across the
 # particles is the distance between the modes, so its correlation with the stage's start falls
-# below 0.5 only once enough particles have changed mode, and the sharper the modes, the rarer
-# such moves; the rule may run into its cap of 30 sweeps. The sweeps in between also move the
+# only as particles change mode, and the sharper the modes, the rarer such moves; the rule stops
+# when it stops falling, or at its cap of 30 sweeps. The sweeps in between also move the
 # particles within their modes, and all of them count in ``logp_evals``.
 #
 # From SMC particles to an MCMC chain

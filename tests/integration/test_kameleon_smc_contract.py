@@ -61,7 +61,7 @@ def test_every_declared_stat_is_reported_per_stage_with_sensible_values(idata):
         assert np.all(np.isnan(log_z[:-1])) and np.isfinite(log_z[-1])
     assert final_log_marginal_likelihood(idata).shape == (2,)
     assert idata["sample_stats"].attrs["gamma"] == 0.2
-    assert idata["sample_stats"].attrs["max_correlation"] == 0.5
+    assert idata["sample_stats"].attrs["max_correlation"] == 0.1
 
 
 def raw_values(idata, name):
