@@ -53,9 +53,11 @@ def population_map(particles: np.ndarray) -> AffineMap:
     Raises
     ------
     ValueError
-        If a coordinate does not vary across the particles (the population collapsed).
+        If a coordinate does not vary across the particles, or fewer than ``d + 1`` particles
+        are distinct (the population collapsed: its covariance is singular).
     """
     particles = np.asarray(particles, dtype=float)
+    _check_distinct(particles)
     cov = np.atleast_2d(np.cov(particles, rowvar=False, ddof=0))
     variances = np.diag(cov).copy()
     if not np.all(variances > 0.0):
@@ -67,6 +69,19 @@ def population_map(particles: np.ndarray) -> AffineMap:
         )
     cov.flat[:: cov.shape[0] + 1] += RELATIVE_JITTER * variances  # unit-free, keeps it PD
     return whitening_map(particles.mean(axis=0), cov)
+
+
+def _check_distinct(particles: np.ndarray) -> None:
+    n_distinct = np.unique(particles, axis=0).shape[0]
+    dim = particles.shape[1]
+    if n_distinct < dim + 1:  # fewer points than a d-dimensional covariance needs
+        raise ValueError(
+            f"the population has only {n_distinct} distinct particles for {dim} coordinates: "
+            "it collapsed at resampling, which happens when the likelihood is far narrower "
+            "than the prior (prior sds many orders of magnitude above the posterior's, so that "
+            "even the smallest tempering step keeps a handful of particles). Give the "
+            "parameters priors on the scale of the data, or use more particles (`draws`)."
+        )
 
 
 def population_proposal(

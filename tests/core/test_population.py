@@ -41,6 +41,13 @@ def test_population_map_names_a_collapsed_coordinate():
         population_map(particles)
 
 
+def test_population_map_names_a_population_collapsed_to_a_few_points():
+    rng = np.random.default_rng(9)
+    particles = rng.standard_normal((3, 4))[rng.integers(3, size=500)]  # 3 distinct, 4-D
+    with pytest.raises(ValueError, match=r"only 3 distinct particles for 4 coordinates.*prior"):
+        population_map(particles)
+
+
 def test_use_states_matches_the_random_walk_trace_on_average():
     rng = np.random.default_rng(1)
     particles = correlated_population(400)

@@ -120,6 +120,16 @@ def test_bad_arguments_name_the_argument(kwargs, match):
         pm.sample_smc(draws=20, kernel=KameleonSMC, chains=1, progressbar=False, **kwargs)
 
 
+def test_a_prior_far_wider_than_the_posterior_gets_an_error_that_names_it():
+    """Resampling keeps a handful of particles; PyMC's IMH fails there with a LinAlgError."""
+    with pm.Model():
+        x = pm.Normal("x", 0.0, 1e6, shape=3)
+        pm.Normal("y", x, 1e-3, observed=[1.0, 2.0, 3.0])
+        with pytest.raises(ValueError, match=r"distinct particles.*prior"):
+            pm.sample_smc(draws=100, kernel=KameleonSMC, chains=1, cores=1, progressbar=False,
+                          random_seed=1, compute_convergence_checks=False)  # fmt: skip
+
+
 def test_initial_history_from_smc_is_in_the_steps_sampling_space(idata):
     history = initial_history_from_smc(idata, model=small_model())
     x = idata["posterior"]["x"].values.reshape(-1, 2)
