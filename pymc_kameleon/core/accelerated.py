@@ -19,6 +19,7 @@ __all__ = [
     "forward_substitution",
     "gaussian_centered_gradients",
     "gaussian_gradient_scatter",
+    "gaussian_gradient_scatters",
     "scaled_cholesky",
     "standard_normal_log_kernel",
     "take_picked_rows",
@@ -77,6 +78,15 @@ if HAVE_NUMBA:
         return np.dot(grads.T, grads)
 
     @njit(cache=True, nogil=True)
+    def gaussian_gradient_scatters(points, history, inv_bandwidth2):  # pragma: no cover - jitted
+        """:func:`gaussian_gradient_scatter` at every row of ``points``: shape (n, d, d)."""
+        n, d = points.shape
+        out = np.empty((n, d, d))
+        for i in range(n):
+            out[i] = gaussian_gradient_scatter(points[i], history, inv_bandwidth2)
+        return out
+
+    @njit(cache=True, nogil=True)
     def scaled_cholesky(scatter, scale, gamma2):  # pragma: no cover - jitted
         """Lower Cholesky factor of ``gamma2 I + scale * scatter`` and whether it succeeded.
 
@@ -128,6 +138,7 @@ if HAVE_NUMBA:
 else:  # pragma: no cover
     gaussian_centered_gradients = None
     gaussian_gradient_scatter = None
+    gaussian_gradient_scatters = None
     scaled_cholesky = None
     eligible_indices = None
     take_picked_rows = None

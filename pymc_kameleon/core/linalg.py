@@ -18,6 +18,7 @@ __all__ = [
     "cholesky_with_jitter",
     "gaussian_log_pdf",
     "gaussian_log_pdf_of_noise",
+    "gaussian_log_pdfs_of_noise",
     "proposal_cholesky",
     "scaled_cholesky_numpy",
 ]
@@ -172,3 +173,20 @@ def gaussian_log_pdf_of_noise(noise: np.ndarray, chol: np.ndarray) -> float:
         return accelerated.standard_normal_log_kernel(chol, noise) - 0.5 * dim * _LOG_2PI
     log_det = float(np.log(np.diagonal(chol)).sum())  # pragma: no cover
     return -0.5 * float(noise @ noise) - log_det - 0.5 * dim * _LOG_2PI  # pragma: no cover
+
+
+def gaussian_log_pdfs_of_noise(noise: np.ndarray, chol: np.ndarray) -> np.ndarray:
+    """:func:`gaussian_log_pdf_of_noise` for rows of noise, each with its own factor.
+
+    Parameters
+    ----------
+    noise : numpy.ndarray, shape (n, d)
+    chol : numpy.ndarray, shape (n, d, d)
+        Lower Cholesky factors.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+    """
+    log_det = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
+    return -0.5 * np.einsum("ni,ni->n", noise, noise) - log_det - 0.5 * noise.shape[1] * _LOG_2PI

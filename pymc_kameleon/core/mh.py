@@ -7,7 +7,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["MHDecision", "accept_probability", "mh_decide", "mh_log_ratio"]
+__all__ = [
+    "MHDecision",
+    "accept_probability",
+    "mh_decide",
+    "mh_decide_many",
+    "mh_log_ratio",
+    "mh_log_ratios",
+]
 
 
 class MHDecision(NamedTuple):
@@ -104,3 +111,58 @@ def mh_decide(log_ratio: float, rng: np.random.Generator) -> MHDecision:
     if log_ratio == -math.inf or math.isnan(log_ratio):
         accepted = False
     return MHDecision(accepted, prob, log_ratio)
+
+
+def mh_log_ratios(
+    logp_proposed: np.ndarray,
+    logp_current: np.ndarray,
+    log_q_reverse: np.ndarray | float = 0.0,
+    log_q_forward: np.ndarray | float = 0.0,
+) -> np.ndarray:
+    """:func:`mh_log_ratio` element by element, with the same rules for NaN and ``-inf``.
+
+    Parameters
+    ----------
+    logp_proposed, logp_current : numpy.ndarray, shape (n,)
+    log_q_reverse, log_q_forward : numpy.ndarray of shape (n,), or float
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+    """
+    proposed = np.asarray(logp_proposed, dtype=float)
+    current = np.asarray(logp_current, dtype=float)
+    reverse = np.broadcast_to(np.asarray(log_q_reverse, dtype=float), proposed.shape)
+    with np.errstate(invalid="ignore"):
+        ratio = proposed - current + reverse - log_q_forward
+    ratio = np.where(np.isnan(ratio), -np.inf, ratio)
+    ratio = np.where(np.isnan(current) | (current == -np.inf), np.inf, ratio)
+    invalid = np.isnan(proposed) | (proposed == -np.inf) | np.isnan(reverse) | (reverse == -np.inf)
+    return np.where(invalid, -np.inf, ratio)
+
+
+def mh_decide_many(
+    log_ratios: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mh_decide` for many independent tests: one uniform each.
+
+    Parameters
+    ----------
+    log_ratios : numpy.ndarray, shape (n,)
+        From :func:`mh_log_ratios`.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    accepted : numpy.ndarray of bool, shape (n,)
+    accept_prob : numpy.ndarray of float, shape (n,)
+        ``min(1, exp(log_ratio))``, 0 for NaN or ``-inf``.
+    """
+    log_ratios = np.asarray(log_ratios, dtype=float)
+    u = rng.random(log_ratios.shape)
+    with np.errstate(over="ignore"):
+        prob = np.where(log_ratios >= 0.0, 1.0, np.exp(np.minimum(log_ratios, 0.0)))
+    prob = np.where(np.isnan(log_ratios), 0.0, prob)
+    accepted = (u < prob) | (prob >= 1.0)
+    accepted &= ~(np.isnan(log_ratios) | (log_ratios == -np.inf))
+    return accepted, prob

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
+from pymc_kameleon.core.mh import mh_decide_many, mh_log_ratios
 from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.isotropic_walk import IsotropicRandomWalk
 from pymc_kameleon.core.proposals.kameleon import KameleonProposal
@@ -29,6 +29,7 @@ from pymc_kameleon.core.windowed_covariance import RELATIVE_JITTER, whitening_ma
 
 __all__ = [
     "DecorrelationRule",
+    "check_population",
     "components",
     "mh_sweep",
     "population_map",
@@ -38,13 +39,15 @@ __all__ = [
 ]
 
 
-def population_map(particles: np.ndarray) -> AffineMap:
+def population_map(particles: np.ndarray, names: Sequence[str] | None = None) -> AffineMap:
     """The affine map that whitens a population: ``u = L^{-1}(x - mean)``, ``L L^T = cov``.
 
     Parameters
     ----------
     particles : numpy.ndarray, shape (n, d)
         Finite particles as rows, ``n >= 2``.
+    names : sequence of str, optional
+        A label per coordinate for the error message (see :func:`check_population`).
 
     Returns
     -------
@@ -53,35 +56,79 @@ def population_map(particles: np.ndarray) -> AffineMap:
     Raises
     ------
     ValueError
-        If a coordinate does not vary across the particles, or fewer than ``d + 1`` particles
-        are distinct (the population collapsed: its covariance is singular).
+        If the population cannot define a covariance (see :func:`check_population`).
     """
     particles = np.asarray(particles, dtype=float)
-    _check_distinct(particles)
+    check_population(particles, names=names)
     cov = np.atleast_2d(np.cov(particles, rowvar=False, ddof=0))
     variances = np.diag(cov).copy()
-    if not np.all(variances > 0.0):
-        flat = np.flatnonzero(~(variances > 0.0)).tolist()
-        raise ValueError(
-            f"coordinates {flat} have the same value in every particle: the population "
-            "collapsed (a likelihood far narrower than the population can resolve). Use more "
-            "particles (`draws`) or a higher `threshold` for more tempering stages."
-        )
     cov.flat[:: cov.shape[0] + 1] += RELATIVE_JITTER * variances  # unit-free, keeps it PD
     return whitening_map(particles.mean(axis=0), cov)
 
 
-def _check_distinct(particles: np.ndarray) -> None:
+def check_population(
+    particles: np.ndarray, *, initial: bool = False, names: Sequence[str] | None = None
+) -> None:
+    """Raise an error naming the problem if a population cannot be whitened.
+
+    A population needs finite values, every coordinate varying, and at least ``d + 1`` distinct
+    particles for a non-singular covariance. Failing that, the cause differs with the moment:
+    the initial particles come from the prior draws (which could not be made for some
+    variable), later ones from resampling (which kept only a few particles).
+
+    Parameters
+    ----------
+    particles : numpy.ndarray, shape (n, d)
+    initial : bool, default False
+        Whether these are the initial particles (drawn from the prior), before any resampling.
+    names : sequence of str, optional
+        A label for each coordinate, used in the message (else the coordinates' indices).
+
+    Raises
+    ------
+    ValueError
+        Naming the coordinates or the count of distinct particles, the likely cause and the fix.
+    """
+    particles = np.asarray(particles, dtype=float)
+    labels = [str(i) for i in range(particles.shape[1])] if names is None else list(names)
+    bad = ~np.isfinite(particles).all(axis=0)
+    if bad.any():
+        raise ValueError(
+            f"NaN or infinite values in {_named(labels, bad)} of some particles"
+            f"{_INITIAL_CAUSE if initial else '.'}"
+        )
     n_distinct = np.unique(particles, axis=0).shape[0]
     dim = particles.shape[1]
     if n_distinct < dim + 1:  # fewer points than a d-dimensional covariance needs
+        cause = _INITIAL_CAUSE if initial else _RESAMPLING_CAUSE
         raise ValueError(
-            f"the population has only {n_distinct} distinct particles for {dim} coordinates: "
-            "it collapsed at resampling, which happens when the likelihood is far narrower "
-            "than the prior (prior sds many orders of magnitude above the posterior's, so that "
-            "even the smallest tempering step keeps a handful of particles). Give the "
-            "parameters priors on the scale of the data, or use more particles (`draws`)."
+            f"the population has only {n_distinct} distinct particles for {dim} coordinates{cause}"
         )
+    # rounding alone spreads a copied value by ~1e-16 relative (PyMC's transforms of an initval)
+    spread = np.ptp(particles, axis=0)
+    constant = ~(spread > 1e-12 * np.abs(particles).max(axis=0))
+    if constant.any():
+        cause = _INITIAL_CAUSE if initial else _RESAMPLING_CAUSE
+        raise ValueError(f"the same value in every particle for {_named(labels, constant)}{cause}")
+
+
+_INITIAL_CAUSE = (
+    ": PyMC could not draw these initial particles from the prior. It happens with a "
+    "transform the prior's draws do not satisfy (`transform=ordered` on an unordered prior: "
+    "PyMC then copies the `initval` into every particle, or gives NaN without one). Give the "
+    "variable a prior whose draws satisfy the transform (e.g. ordered values as a cumulative "
+    "sum of positive increments), or pass initial particles with `start=`."
+)
+_RESAMPLING_CAUSE = (
+    ": the population collapsed at resampling, which happens when the likelihood is far "
+    "narrower than the prior (prior sds many orders of magnitude above the posterior's, so "
+    "that even the smallest tempering step keeps a handful of particles). Give the parameters "
+    "priors on the scale of the data, or use more particles (`draws`)."
+)
+
+
+def _named(labels: list[str], which: np.ndarray) -> str:
+    return "coordinates [" + ", ".join(np.asarray(labels)[which].tolist()) + "]"
 
 
 def population_proposal(
@@ -92,6 +139,7 @@ def population_proposal(
     n_basis: int,
     global_weight: float = 0.0,
     log_factors: tuple[float, float] = (0.0, 0.0),
+    names: Sequence[str] | None = None,
 ) -> Proposal:
     """A Kameleon proposal built from a population, in the coordinates that whiten it.
 
@@ -115,6 +163,8 @@ def population_proposal(
         Log factors on the Kameleon move's trace-matched ``nu^2`` (see
         :meth:`~pymc_kameleon.core.proposals.KameleonProposal.use_states`) and on the random
         walk's scale.
+    names : sequence of str, optional
+        A label per coordinate, for the error of a collapsed population.
 
     Returns
     -------
@@ -123,7 +173,7 @@ def population_proposal(
         itself (see :func:`rescale_components`).
     """
     dim = particles.shape[1]
-    affine = population_map(particles)
+    affine = population_map(particles, names)
     kameleon = KameleonProposal(dim, gamma=gamma, n_history=n_basis, learn_scale=False)
     kameleon.set_map(affine)
     kameleon.use_states(particles, rng, nu2_factor=math.exp(log_factors[0]))
@@ -194,6 +244,11 @@ def mh_sweep(
 ) -> tuple[np.ndarray, np.ndarray]:
     """One Metropolis–Hastings move of every particle, in place, for ``prior + beta * lik``.
 
+    The particles move independently with the same fixed proposal, so the candidates, their
+    proposal densities and the decisions are computed for the whole population at once
+    (:meth:`~pymc_kameleon.core.proposals.Proposal.propose_many`); only the target is evaluated
+    particle by particle.
+
     Parameters
     ----------
     proposal : Proposal
@@ -219,21 +274,24 @@ def mh_sweep(
     chosen : numpy.ndarray of int, shape (n,)
         The component (of a mixture; 0 otherwise) that proposed each move.
     """
-    accept = np.empty(particles.shape[0])
-    chosen = np.zeros(particles.shape[0], dtype=np.int64)
-    for i, x in enumerate(particles):
-        current = log_parts[i, 0] + beta * log_parts[i, 1]
-        x_new, log_q_forward = proposal.propose(x, rng)
-        chosen[i] = getattr(proposal, "chosen", 0)
-        prior, lik = evaluate(x_new)
-        valid = math.isfinite(prior) and not math.isnan(lik) and lik != -math.inf
-        proposed = prior + beta * lik if valid else -math.inf
-        hastings_terms = (proposal.log_density(x, x_new), log_q_forward) if hastings else (0, 0)
-        decision = mh_decide(mh_log_ratio(proposed, current, *hastings_terms), rng)
-        accept[i] = decision.accept_prob
-        if decision.accepted:
-            particles[i] = x_new
-            log_parts[i] = prior, lik
+    n = particles.shape[0]
+    proposed_states, log_q_forward = proposal.propose_many(particles, rng)
+    chosen = getattr(proposal, "chosen_rows", None)
+    chosen = np.zeros(n, dtype=np.int64) if chosen is None else np.asarray(chosen, np.int64)
+    parts = np.array([evaluate(x) for x in proposed_states], dtype=float).reshape(n, 2)
+    prior, lik = parts[:, 0], parts[:, 1]
+    valid = np.isfinite(prior) & ~np.isnan(lik) & (lik != -np.inf)
+    with np.errstate(invalid="ignore"):
+        proposed = np.where(valid, prior + beta * lik, -np.inf)
+    current = log_parts[:, 0] + beta * log_parts[:, 1]
+    if hastings:
+        log_q_reverse = proposal.log_density_many(particles, proposed_states)
+        log_ratio = mh_log_ratios(proposed, current, log_q_reverse, log_q_forward)
+    else:
+        log_ratio = mh_log_ratios(proposed, current)
+    accepted, accept = mh_decide_many(log_ratio, rng)
+    particles[accepted] = proposed_states[accepted]
+    log_parts[accepted] = parts[accepted]
     return accept, chosen
 
 

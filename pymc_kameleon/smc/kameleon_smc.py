@@ -17,6 +17,7 @@ from pymc_kameleon._compat import (
 from pymc_kameleon.core.checks import check_int, check_number
 from pymc_kameleon.core.population import (
     DecorrelationRule,
+    check_population,
     mh_sweep,
     population_proposal,
     rescale_components,
@@ -176,6 +177,8 @@ class KameleonSMC(SMC_KERNEL):
         else:
             super().__init__(*args, **kwargs)
         self.noisy_likelihood = noisy
+        #: a label per coordinate of the raveled particles, for error messages
+        self.coordinate_names = _coordinate_names(model, self.variables)
         self._reset_stage_state()
 
     def _reset_stage_state(self) -> None:
@@ -190,7 +193,15 @@ class KameleonSMC(SMC_KERNEL):
     # ----------------------------------------------------------------------------------------
     # PyMC's hooks
     def setup_kernel(self) -> None:
-        """Start a chain: forget what the previous chain (same object, ``cores=1``) adapted."""
+        """Start a chain: check the initial particles; forget what the previous chain adapted.
+
+        Raises
+        ------
+        ValueError
+            If PyMC's prior draws left a coordinate constant or not finite (see
+            :func:`~pymc_kameleon.core.population.check_population`).
+        """
+        check_population(self.tempered_posterior, initial=True, names=self.coordinate_names)
         self._reset_stage_state()
 
     def tune(self) -> None:
@@ -198,7 +209,7 @@ class KameleonSMC(SMC_KERNEL):
         self.proposal = population_proposal(
             np.asarray(self.tempered_posterior, dtype=float), self.rng,
             gamma=self.gamma, n_basis=self.n_basis, global_weight=self.global_weight,
-            log_factors=tuple(self.log_factors),
+            log_factors=tuple(self.log_factors), names=self.coordinate_names,
         )  # fmt: skip
         stats = self.proposal.stats()
         self.scaling, self.bandwidth = stats["scaling"], stats["bandwidth"]
@@ -289,6 +300,17 @@ class KameleonSMC(SMC_KERNEL):
             "max_correlation": self.max_correlation,
             "max_steps": self.max_steps,
         }
+
+
+def _coordinate_names(model: Any, variables: list) -> list[str]:
+    """A label per coordinate of the raveled particles: ``name`` or ``name[i]``."""
+    point = model.initial_point()
+    names = []
+    for variable in variables:
+        shape = np.shape(point[variable.name])
+        flat = range(int(np.prod(shape)))
+        names += [variable.name] if shape == () else [f"{variable.name}[{i}]" for i in flat]
+    return names
 
 
 def _compile_likelihood(model: Any, compile_kwargs: dict | None) -> Any:

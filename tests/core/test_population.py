@@ -9,6 +9,7 @@ import pytest
 
 from pymc_kameleon.core.population import (
     DecorrelationRule,
+    check_population,
     components,
     mh_sweep,
     population_map,
@@ -37,8 +38,29 @@ def test_population_map_whitens_the_population():
 def test_population_map_names_a_collapsed_coordinate():
     particles = correlated_population()
     particles[:, 1] = 3.0
-    with pytest.raises(ValueError, match=r"coordinates \[1\].*collapsed.*draws"):
+    with pytest.raises(ValueError, match=r"every particle for coordinates \[1\].*resampling"):
         population_map(particles)
+
+
+def test_a_constant_initial_coordinate_is_blamed_on_the_prior_draws_by_name():
+    particles = correlated_population()
+    particles[:, 1:] = [55.0, 3.2]
+    names = ["w", "mu[0]", "mu[1]"]
+    with pytest.raises(ValueError, match=r"\[mu\[0\], mu\[1\]\].*prior.*ordered.*start="):
+        check_population(particles, initial=True, names=names)
+
+
+def test_non_finite_particles_are_named():
+    particles = correlated_population()
+    particles[3, 2] = np.nan
+    with pytest.raises(ValueError, match=r"NaN or infinite values in coordinates \[2\]"):
+        check_population(particles, initial=True)
+    with pytest.raises(ValueError, match=r"NaN or infinite"):
+        population_map(particles)
+
+
+def test_a_healthy_population_passes_the_check():
+    check_population(correlated_population(), initial=True)
 
 
 def test_population_map_names_a_population_collapsed_to_a_few_points():

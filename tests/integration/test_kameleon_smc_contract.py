@@ -130,6 +130,19 @@ def test_a_prior_far_wider_than_the_posterior_gets_an_error_that_names_it():
                           random_seed=1, compute_convergence_checks=False)  # fmt: skip
 
 
+def test_initial_particles_pymc_could_not_draw_are_named_with_the_cause():
+    """An ordered transform on an unordered prior: PyMC copies the initval into every particle."""
+    from pymc.distributions.transforms import ordered
+
+    with pm.Model():
+        mu = pm.Normal("mu", 0.0, 5.0, shape=2, transform=ordered, initval=[-1.0, 1.0])
+        sigma = pm.HalfNormal("sigma", 1.0)
+        pm.Normal("y", mu.sum(), sigma, observed=[0.3, 0.5])
+        with pytest.raises(ValueError, match=r"mu_ordered__\[0\].*could not draw.*ordered"):
+            pm.sample_smc(draws=50, kernel=KameleonSMC, chains=1, cores=1, progressbar=False,
+                          random_seed=1, compute_convergence_checks=False)  # fmt: skip
+
+
 def test_initial_history_from_smc_is_in_the_steps_sampling_space(idata):
     history = initial_history_from_smc(idata, model=small_model())
     x = idata["posterior"]["x"].values.reshape(-1, 2)

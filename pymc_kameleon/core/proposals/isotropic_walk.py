@@ -69,6 +69,19 @@ class IsotropicRandomWalk(GaussianRandomWalk):
         """
         return np.eye(self.dim)
 
+    def learned_covariances(self, u: np.ndarray) -> np.ndarray:
+        """The identity at every row of ``u``.
+
+        Parameters
+        ----------
+        u : numpy.ndarray, shape (n, dim)
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, dim, dim)
+        """
+        return np.broadcast_to(np.eye(self.dim), (u.shape[0], self.dim, self.dim)).copy()
+
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
         """Move the scale toward the target acceptance (see :meth:`update_scale`).
 

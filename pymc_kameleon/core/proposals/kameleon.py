@@ -41,6 +41,7 @@ __all__ = [
     "kameleon_covariance",
     "kameleon_gradient_matrix",
     "kameleon_scatter",
+    "kameleon_scatters",
     "kernel_term_trace",
     "random_walk_trace",
     "scale_for_trace",
@@ -125,6 +126,28 @@ def kameleon_scatter(y: np.ndarray, history: np.ndarray, kernel: Kernel) -> np.n
         )
     m = centered_gradient_matrix(y, history, kernel)
     return m.T @ m
+
+
+def kameleon_scatters(points: np.ndarray, history: np.ndarray, kernel: Kernel) -> np.ndarray:
+    """:func:`kameleon_scatter` at every row of ``points`` (one compiled loop with Numba).
+
+    Parameters
+    ----------
+    points : numpy.ndarray, shape (m, d)
+    history : numpy.ndarray, shape (n, d)
+    kernel : Kernel
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, d, d)
+    """
+    if accelerated.HAVE_NUMBA and type(kernel) is GaussianKernel:
+        return accelerated.gaussian_gradient_scatters(
+            np.ascontiguousarray(points, dtype=float),
+            np.ascontiguousarray(history, dtype=float),
+            1.0 / kernel.bandwidth**2,
+        )
+    return np.stack([kameleon_scatter(y, history, kernel) for y in points])
 
 
 def kameleon_covariance(
@@ -401,6 +424,22 @@ class KameleonProposal(GaussianRandomWalk):
             return np.zeros((self.dim, self.dim))
         return kameleon_scatter(x, self.basis, self.kernel)
 
+    def learned_covariances(self, u: np.ndarray) -> np.ndarray:
+        """:meth:`learned_covariance` at every row of ``u``, in one pass.
+
+        Parameters
+        ----------
+        u : numpy.ndarray, shape (n, d)
+            Points in kernel coordinates.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, d, d)
+        """
+        if self.basis is None or self.basis.shape[0] < 2:
+            return np.zeros((u.shape[0], self.dim, self.dim))
+        return kameleon_scatters(u, self.basis, self.kernel)
+
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         """Draw from ``N(x, covariance(x))``; see :meth:`Proposal.propose`.
 
@@ -431,6 +470,25 @@ class KameleonProposal(GaussianRandomWalk):
             # with a supplied history the very first proposal (iteration 0) already uses it
             self._refresh_subsample(x, 0, rng)
         return super().propose(x, rng)
+
+    def propose_many(
+        self, x: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Draw for every row at once; see :meth:`GaussianRandomWalk.propose_many`.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (n, d)
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (n, d)
+        log_q_forward : numpy.ndarray, shape (n,)
+        """
+        if self.z is None and self.initial_states is not None:
+            self._refresh_subsample(x[0], 0, rng)  # as in :meth:`propose`
+        return super().propose_many(x, rng)
 
     # ----------------------------------------------------------------------------------------
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from scipy.special import logsumexp
 
 from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 
@@ -90,6 +91,8 @@ class MixtureProposal(Proposal):
             for name, dtype_shape in proposal.stats_dtypes.items():
                 self.stats_dtypes[f"move{k}_{name}"] = dtype_shape
         self.chosen = -1
+        #: per row, the component of the last :meth:`propose_many` (None before the first)
+        self.chosen_rows: np.ndarray | None = None
 
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         """Pick a component by weight and draw from it; the forward density is the mixture's.
@@ -126,6 +129,51 @@ class MixtureProposal(Proposal):
             for j, proposal in enumerate(self.proposals)
         ]
         return x_new, _mixture_value(terms)
+
+    def propose_many(
+        self, x: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A component per row by weight, each drawing for its rows; the mixture's densities.
+
+        The chosen indices are kept in :attr:`chosen_rows`.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (n, d)
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (n, d)
+        log_q_forward : numpy.ndarray, shape (n,)
+            ``log sum_k w_k q_k(x_new[i] | x[i])``; NaN where some component has no density.
+        """
+        picks = np.searchsorted(np.cumsum(self.weights), rng.random(x.shape[0]), side="right")
+        picks = np.minimum(picks, len(self.weights) - 1)
+        x_new = np.empty_like(x)
+        for k, proposal in enumerate(self.proposals):
+            rows = picks == k
+            if rows.any():
+                x_new[rows], _ = proposal.propose_many(x[rows], rng)
+        self.chosen_rows = picks
+        return x_new, self.log_density_many(x_new, x)
+
+    def log_density_many(self, to: np.ndarray, frm: np.ndarray) -> np.ndarray:
+        """The mixture log-density for every row; NaN where some component has none.
+
+        Parameters
+        ----------
+        to, frm : numpy.ndarray, shape (n, d)
+
+        Returns
+        -------
+        numpy.ndarray, shape (n,)
+        """
+        terms = np.array([p.log_density_many(to, frm) for p in self.proposals])
+        terms += self.log_weights[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = logsumexp(terms, axis=0)
+        return np.where(np.isnan(terms).any(axis=0), np.nan, total)
 
     def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
         """``log sum_k w_k q_k(to | frm)``; NaN if some component has no density at ``frm``.
@@ -213,6 +261,7 @@ class MixtureProposal(Proposal):
         for proposal in self.proposals:
             proposal.reset()
         self.chosen = -1
+        self.chosen_rows = None
 
     def stats(self) -> dict[str, Any]:
         """``component``, ``scaling`` and the components' stats (see the class notes).

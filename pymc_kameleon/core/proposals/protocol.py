@@ -99,6 +99,49 @@ class Proposal(ABC):
         float
         """
 
+    def propose_many(
+        self, x: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A candidate for each row of ``x`` (a population moved with one fixed proposal).
+
+        The default proposes row by row; a proposal that can draw for all rows at once
+        overrides it. The random stream may differ from that of :meth:`propose` row by row.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (n, d)
+            Current states as rows (not modified).
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (n, d)
+            The candidates, of the dtype of ``x``.
+        log_q_forward : numpy.ndarray, shape (n,)
+            ``log q(x_new[i] | x[i])``.
+
+        Raises
+        ------
+        FloatingPointError
+            If no proposal distribution can be formed at some row.
+        """
+        pairs = [self.propose(row, rng) for row in x]
+        x_new = np.array([pair[0] for pair in pairs], dtype=x.dtype).reshape(x.shape)
+        return x_new, np.array([pair[1] for pair in pairs], dtype=float)
+
+    def log_density_many(self, to: np.ndarray, frm: np.ndarray) -> np.ndarray:
+        """``log q(to[i] | frm[i])`` for each row; NaN where no proposal can be formed.
+
+        Parameters
+        ----------
+        to, frm : numpy.ndarray, shape (n, d)
+
+        Returns
+        -------
+        numpy.ndarray, shape (n,)
+        """
+        return np.array([self.log_density(a, b) for a, b in zip(to, frm, strict=True)], dtype=float)
+
     @abstractmethod
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
         """Learn from the chain after an iteration (called only while the step adapts).

@@ -15,7 +15,12 @@ import numpy as np
 from scipy.linalg import LinAlgError
 
 from pymc_kameleon.core.adaptation import ScaleAdapter
-from pymc_kameleon.core.linalg import gaussian_log_pdf, gaussian_log_pdf_of_noise, proposal_cholesky
+from pymc_kameleon.core.linalg import (
+    gaussian_log_pdf,
+    gaussian_log_pdf_of_noise,
+    gaussian_log_pdfs_of_noise,
+    proposal_cholesky,
+)
 from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 
@@ -136,6 +141,110 @@ class GaussianRandomWalk(Proposal):
         numpy.ndarray, shape (d, d)
             ``S(x)``, symmetric positive semi-definite; the caller may modify it.
         """
+
+    def learned_covariances(self, u: np.ndarray) -> np.ndarray:
+        """``S`` at every row of ``u`` (the proposal's coordinates), as an (n, d, d) array.
+
+        The default calls :meth:`learned_covariance` row by row; subclasses with a faster batch
+        override it.
+
+        Parameters
+        ----------
+        u : numpy.ndarray, shape (n, d)
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, d, d)
+        """
+        out = np.empty((u.shape[0], self.dim, self.dim))
+        for i, row in enumerate(u):
+            out[i] = self.learned_covariance(row)
+        return out
+
+    def choleskys(self, u: np.ndarray) -> np.ndarray:
+        """Cholesky factors of the covariance at every row of ``u``; NaN where it is not PD.
+
+        Parameters
+        ----------
+        u : numpy.ndarray, shape (n, d)
+            Points in the proposal's coordinates.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, d, d)
+        """
+        scatters = self.learned_covariances(u)
+        cov = scatters * self.scaling
+        cov[:, np.arange(self.dim), np.arange(self.dim)] += self.gamma * self.gamma
+        if np.all(np.isfinite(cov)):
+            try:
+                return np.linalg.cholesky(cov)
+            except np.linalg.LinAlgError:
+                pass
+        out = np.full_like(cov, np.nan)  # some row is not PD: the jittered path, row by row
+        for i, scatter in enumerate(scatters):
+            chol = self.factor(scatter)
+            if chol is not None:
+                out[i] = chol
+        return out
+
+    def propose_many(
+        self, x: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``x[i] + L(x[i]) @ noise[i]`` for every row at once; see :meth:`Proposal.propose_many`.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (n, d)
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (n, d)
+        log_q_forward : numpy.ndarray, shape (n,)
+
+        Raises
+        ------
+        FloatingPointError
+            If the covariance at some row is not finite and positive definite.
+        """
+        chol = self.choleskys(self.to_kernel(np.asarray(x, dtype=float)))
+        if np.isnan(chol).any():
+            raise FloatingPointError(
+                "the proposal covariance at some particle is not finite and positive definite. "
+                "Check that the model's variables are on a sensible scale, or increase `gamma`."
+            )
+        noise = rng.standard_normal(x.shape)
+        move = np.einsum("nij,nj->ni", chol, noise)
+        log_q = gaussian_log_pdfs_of_noise(noise, chol)
+        if self.affine is not None:
+            move = move @ self.affine.matrix.T
+            log_q -= self.affine.log_det
+        return (x + move).astype(x.dtype, copy=False), log_q
+
+    def log_density_many(self, to: np.ndarray, frm: np.ndarray) -> np.ndarray:
+        """``log q(to[i] | frm[i])`` for every row; NaN where the covariance is not PD.
+
+        Parameters
+        ----------
+        to, frm : numpy.ndarray, shape (n, d)
+
+        Returns
+        -------
+        numpy.ndarray, shape (n,)
+        """
+        to, frm = (
+            self.to_kernel(np.asarray(to, dtype=float)),
+            self.to_kernel(np.asarray(frm, dtype=float)),
+        )
+        chol = self.choleskys(frm)
+        good = ~np.isnan(chol).any(axis=(1, 2))
+        log_q = np.full(to.shape[0], np.nan)
+        if good.any():
+            diff = (to - frm)[good][..., None]
+            noise = np.linalg.solve(chol[good], diff)[..., 0]  # batched (SciPy's loops in Python)
+            log_q[good] = gaussian_log_pdfs_of_noise(noise, chol[good])
+        return log_q if self.affine is None else log_q - self.affine.log_det
 
     def covariance(self, x: np.ndarray) -> np.ndarray:
         """Covariance of the proposal at the state ``x``, in the states' coordinates, as it is now.
