@@ -1,17 +1,16 @@
 """KameleonSMC against PyMC's IMH and MH kernels at the same number of log-density evaluations.
 
 Usage: ``python benchmarks/smc_check.py OUT_DIR [--runs 8] [--draws 1000] [--targets banana-0.03
-banana-0.1 flower]``. Each target is a curved 8-D posterior of the benchmark suite written with a
-proper prior ``x ~ N(0, 20^2 I)`` and a ``pm.Potential`` that divides the prior out again, so the
-posterior is the suite's target itself (the bananas are normalised: their log evidence is 0).
-KameleonSMC runs ``--runs`` independent SMC runs of ``--draws`` particles; its mean number of
-log-density evaluations per run sets the budget, and PyMC's kernels get as many particles as
-gives them the same number (from two pilot runs: at ``--draws``, then at the first pilot's
-estimate). Prints and records (``OUT_DIR/
-results.jsonl``) per kernel: evaluations per run, the chi-square quantile error of the suite's
-statistic on all runs' particles together, the mean of the per-run errors, the mean and sd over
-runs of the log marginal likelihood, and seconds per run. Runs are sequential (``cores=1``) so
-that evaluations are counted in one process.
+banana-0.1 flower] [--kameleon-kwargs JSON]``. Each target is a curved 8-D posterior of the
+benchmark suite written with a proper prior ``x ~ N(0, 20^2 I)`` and a ``pm.Potential`` that divides
+the prior out again, so the posterior is the suite's target itself (the bananas are normalised:
+their log evidence is 0). KameleonSMC runs ``--runs`` independent SMC runs of ``--draws`` particles;
+its mean number of log-density evaluations per run sets the budget, and PyMC's kernels get as many
+particles as gives them the same number (from two pilot runs: at ``--draws``, then at the first
+pilot's estimate). Prints and records (``OUT_DIR/results.jsonl``) per kernel: evaluations per run,
+the chi-square quantile error of the suite's statistic on all runs' particles together, the mean of
+the per-run errors, the mean and sd over runs of the log marginal likelihood, and seconds per run.
+Runs are sequential (``cores=1``) so that evaluations are counted in one process.
 """
 
 from __future__ import annotations
@@ -84,14 +83,14 @@ def counting(kernel_class):
     return Counted
 
 
-def run(name: str, kernel, draws: int, runs: int, seed: int) -> dict:
+def run(name: str, kernel, draws: int, runs: int, seed: int, **kernel_kwargs) -> dict:
     problem = get_problem(name)
     counted = counting(kernel)
     start = time.perf_counter()
     with proper_model(name):
         idata = pm.sample_smc(
             draws=draws, kernel=counted, chains=runs, cores=1, random_seed=seed,
-            progressbar=False, compute_convergence_checks=False,
+            progressbar=False, compute_convergence_checks=False, **kernel_kwargs,
         )  # fmt: skip
     seconds = (time.perf_counter() - start) / runs
     x = np.asarray(idata["posterior"]["x"].values, dtype=float)
@@ -115,12 +114,19 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--targets", nargs="+", choices=TARGETS, default=list(TARGETS))
+    parser.add_argument(
+        "--kameleon-kwargs",
+        type=json.loads,
+        default={},
+        help="KameleonSMC arguments as JSON, e.g. '{\"max_correlation\": 0.5}'",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "results.jsonl"
     rows = []
     for name in args.targets:
-        ours = run(name, KameleonSMC, args.draws, args.runs, args.seed)
+        ours = run(name, KameleonSMC, args.draws, args.runs, args.seed, **args.kameleon_kwargs)
+        ours["kameleon_kwargs"] = args.kameleon_kwargs
         rows.append(ours)
         budget = ours["evaluations_per_run"]
         for kernel in (pm.smc.kernels.MH, pm.smc.kernels.IMH):

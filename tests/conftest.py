@@ -72,3 +72,12 @@ def _offset_sample_seeds(seed_offset, monkeypatch):
         return original_smc(*args, random_seed=shift_seed(random_seed, seed_offset), **kwargs)
 
     monkeypatch.setattr(pm, "sample_smc", sample_smc)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The long statistical tests first (stable otherwise).
+
+    pytest-xdist hands tests out in this order; with the minute-long runs at the end, one worker
+    would finish the fast tests and then idle while the other ran the last long one.
+    """
+    items.sort(key=lambda item: 0 if "statistical" in item.path.parts else 1)

@@ -31,10 +31,12 @@ __all__ = [
     "DecorrelationRule",
     "check_population",
     "components",
+    "default_max_sweeps",
     "mh_sweep",
     "population_map",
     "population_proposal",
     "rescale_components",
+    "split_by_value",
     "updated_log_factor",
 ]
 
@@ -140,6 +142,7 @@ def population_proposal(
     global_weight: float = 0.0,
     log_factors: tuple[float, float] = (0.0, 0.0),
     names: Sequence[str] | None = None,
+    basis: np.ndarray | None = None,
 ) -> Proposal:
     """A Kameleon proposal built from a population, in the coordinates that whiten it.
 
@@ -165,6 +168,10 @@ def population_proposal(
         walk's scale.
     names : sequence of str, optional
         A label per coordinate, for the error of a collapsed population.
+    basis : numpy.ndarray, shape (m, d), optional
+        The states the kernel term is built on (default: ``particles``); the whitening map is
+        always the whole population's. Particles moved with the proposal should not be among
+        them (see :func:`split_by_value`).
 
     Returns
     -------
@@ -176,13 +183,41 @@ def population_proposal(
     affine = population_map(particles, names)
     kameleon = KameleonProposal(dim, gamma=gamma, n_history=n_basis, learn_scale=False)
     kameleon.set_map(affine)
-    kameleon.use_states(particles, rng, nu2_factor=math.exp(log_factors[0]))
+    basis = particles if basis is None else basis
+    kameleon.use_states(basis, rng, nu2_factor=math.exp(log_factors[0]))
     if global_weight <= 0.0:
         return kameleon
     walk = IsotropicRandomWalk(dim, learn_scale=False)
     walk.set_map(affine)
     walk.scale.restart(walk.scale.log_scale + log_factors[1])
     return MixtureProposal([(kameleon, 1.0 - global_weight), (walk, global_weight)])
+
+
+def split_by_value(particles: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
+    """Split a population in two at random halves, every copy of a particle on the same side.
+
+    A Kameleon proposal built on the particles it moves is shaped by each particle's own start
+    (and by its copies after resampling): the kernel term near a particle comes mostly from
+    basis points at or near it, so the move depends on where the particle began, and the stage
+    keeps a memory of its start that more sweeps do not remove in proportion. Moving each half
+    with a proposal built on the other keeps a particle out of its own proposal.
+
+    Parameters
+    ----------
+    particles : numpy.ndarray, shape (n, d)
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n,), or None
+        True for the first side; None if either side would have fewer than ``d + 1`` distinct
+        particles (too few to build a proposal on).
+    """
+    _, first, inverse = np.unique(particles, axis=0, return_index=True, return_inverse=True)
+    side_of_value = rng.random(first.size) < 0.5
+    if min(side_of_value.sum(), (~side_of_value).sum()) < particles.shape[1] + 1:
+        return None
+    return side_of_value[inverse.ravel()]
 
 
 def components(proposal: Proposal) -> list[Proposal]:
@@ -311,24 +346,31 @@ class DecorrelationRule:
     ----------
     start : numpy.ndarray, shape (n, d)
         The particles at the start of the stage (copied).
-    max_correlation : float, default 0.5
-    max_sweeps : int, default 30
+    max_correlation : float, default 0.1
+    max_sweeps : int, optional
+        Default :func:`default_max_sweeps` of the dimension.
     stall : float, default 0.01
+
+    Attributes
+    ----------
+    sweeps : int
+        Sweeps recorded so far.
     """
 
     def __init__(
         self,
         start: np.ndarray,
-        max_correlation: float = 0.5,
-        max_sweeps: int = 30,
+        max_correlation: float = 0.1,
+        max_sweeps: int | None = None,
         stall: float = 0.01,
     ) -> None:
         self.start = np.array(start, dtype=float)
         self.max_correlation = max(float(max_correlation), 3.0 / math.sqrt(self.start.shape[0]))
-        self.max_sweeps = int(max_sweeps)
+        dim = self.start.shape[1]
+        self.max_sweeps = default_max_sweeps(dim) if max_sweeps is None else int(max_sweeps)
         self.stall = float(stall)
         self.sweeps = 0
-        self.previous = np.ones(self.start.shape[1])  # every coordinate's correlation at the start
+        self.previous = np.ones(dim)  # every coordinate's correlation at the start
 
     def correlation(self, particles: np.ndarray) -> np.ndarray:
         """Per coordinate, the correlation across particles between the start and ``particles``.
@@ -368,3 +410,22 @@ class DecorrelationRule:
         self.previous = corr
         remembering = (corr > self.max_correlation) & falling
         return bool(np.any(remembering)) and self.sweeps < self.max_sweeps
+
+
+def default_max_sweeps(dim: int) -> int:
+    """The default cap on a stage's sweeps in ``dim`` dimensions: ``max(30, 5 * dim)``.
+
+    A random walk at its optimal scale has an autocorrelation time of about ``3 d`` iterations
+    on a Gaussian (efficiency ``0.33 / d``, Roberts, Gelman and Gilks, 1997), so bringing a
+    correlation down to 0.1 takes about ``3.5 d`` sweeps; a fixed cap cuts the stages of a
+    35-dimensional posterior short and leaves the particles under-dispersed.
+
+    Parameters
+    ----------
+    dim : int
+
+    Returns
+    -------
+    int
+    """
+    return max(30, 5 * int(dim))

@@ -11,10 +11,12 @@ from pymc_kameleon.core.population import (
     DecorrelationRule,
     check_population,
     components,
+    default_max_sweeps,
     mh_sweep,
     population_map,
     population_proposal,
     rescale_components,
+    split_by_value,
     updated_log_factor,
 )
 from pymc_kameleon.core.proposals import KameleonProposal, MixtureProposal
@@ -197,3 +199,26 @@ def test_decorrelation_rule_respects_the_noise_floor_and_the_cap():
     assert not rule.another_sweep(with_correlation(start, 0.7, rng))  # still falling: the cap
     below = DecorrelationRule(start, max_correlation=0.01)
     assert not below.another_sweep(with_correlation(start, 0.55, rng))  # under the noise floor
+
+
+def test_the_default_cap_grows_with_the_dimension():
+    assert default_max_sweeps(2) == 30 and default_max_sweeps(35) == 175
+    assert DecorrelationRule(np.zeros((10, 40))).max_sweeps == 200
+
+
+def test_split_by_value_keeps_copies_together_and_halves_the_values():
+    rng = np.random.default_rng(4)
+    values = rng.standard_normal((400, 3))
+    particles = values[rng.integers(400, size=1000)]  # resampled: many copies
+    side = split_by_value(particles, np.random.default_rng(5))
+    for row in np.unique(particles, axis=0):
+        copies = np.all(particles == row, axis=1)
+        assert np.all(side[copies] == side[copies][0])
+    first = np.unique(particles[side], axis=0).shape[0]
+    second = np.unique(particles[~side], axis=0).shape[0]
+    assert abs(first - second) < 4 * math.sqrt(first + second) / 2
+
+
+def test_split_by_value_declines_when_a_half_would_be_too_small():
+    particles = np.repeat(np.eye(4)[:, :3], 50, axis=0)  # 4 distinct points in 3-D
+    assert split_by_value(particles, np.random.default_rng(0)) is None

@@ -62,6 +62,7 @@ def test_every_declared_stat_is_reported_per_stage_with_sensible_values(idata):
     assert final_log_marginal_likelihood(idata).shape == (2,)
     assert idata["sample_stats"].attrs["gamma"] == 0.2
     assert idata["sample_stats"].attrs["max_correlation"] == 0.1
+    assert idata["sample_stats"].attrs["max_steps"] == 30  # max(30, 5 d), d = 3
 
 
 def raw_values(idata, name):
