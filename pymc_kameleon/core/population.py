@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from pymc_kameleon.core.mh import mh_decide_many, mh_log_ratios
+from pymc_kameleon.core.population_checks import check_population
 from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.isotropic_walk import IsotropicRandomWalk
 from pymc_kameleon.core.proposals.kameleon import KameleonProposal
@@ -29,7 +30,6 @@ from pymc_kameleon.core.windowed_covariance import RELATIVE_JITTER, whitening_ma
 
 __all__ = [
     "DecorrelationRule",
-    "check_population",
     "components",
     "default_max_sweeps",
     "mh_sweep",
@@ -49,7 +49,8 @@ def population_map(particles: np.ndarray, names: Sequence[str] | None = None) ->
     particles : numpy.ndarray, shape (n, d)
         Finite particles as rows, ``n >= 2``.
     names : sequence of str, optional
-        A label per coordinate for the error message (see :func:`check_population`).
+        A label per coordinate for the error message (see
+        :func:`~pymc_kameleon.core.population_checks.check_population`).
 
     Returns
     -------
@@ -58,7 +59,8 @@ def population_map(particles: np.ndarray, names: Sequence[str] | None = None) ->
     Raises
     ------
     ValueError
-        If the population cannot define a covariance (see :func:`check_population`).
+        If the population cannot define a covariance (see
+        :func:`~pymc_kameleon.core.population_checks.check_population`).
     """
     particles = np.asarray(particles, dtype=float)
     check_population(particles, names=names)
@@ -66,71 +68,6 @@ def population_map(particles: np.ndarray, names: Sequence[str] | None = None) ->
     variances = np.diag(cov).copy()
     cov.flat[:: cov.shape[0] + 1] += RELATIVE_JITTER * variances  # unit-free, keeps it PD
     return whitening_map(particles.mean(axis=0), cov)
-
-
-def check_population(
-    particles: np.ndarray, *, initial: bool = False, names: Sequence[str] | None = None
-) -> None:
-    """Raise an error naming the problem if a population cannot be whitened.
-
-    A population needs finite values, every coordinate varying, and at least ``d + 1`` distinct
-    particles for a non-singular covariance. Failing that, the cause differs with the moment:
-    the initial particles come from the prior draws (which could not be made for some
-    variable), later ones from resampling (which kept only a few particles).
-
-    Parameters
-    ----------
-    particles : numpy.ndarray, shape (n, d)
-    initial : bool, default False
-        Whether these are the initial particles (drawn from the prior), before any resampling.
-    names : sequence of str, optional
-        A label for each coordinate, used in the message (else the coordinates' indices).
-
-    Raises
-    ------
-    ValueError
-        Naming the coordinates or the count of distinct particles, the likely cause and the fix.
-    """
-    particles = np.asarray(particles, dtype=float)
-    labels = [str(i) for i in range(particles.shape[1])] if names is None else list(names)
-    bad = ~np.isfinite(particles).all(axis=0)
-    if bad.any():
-        raise ValueError(
-            f"NaN or infinite values in {_named(labels, bad)} of some particles"
-            f"{_INITIAL_CAUSE if initial else '.'}"
-        )
-    n_distinct = np.unique(particles, axis=0).shape[0]
-    dim = particles.shape[1]
-    if n_distinct < dim + 1:  # fewer points than a d-dimensional covariance needs
-        cause = _INITIAL_CAUSE if initial else _RESAMPLING_CAUSE
-        raise ValueError(
-            f"the population has only {n_distinct} distinct particles for {dim} coordinates{cause}"
-        )
-    # rounding alone spreads a copied value by ~1e-16 relative (PyMC's transforms of an initval)
-    spread = np.ptp(particles, axis=0)
-    constant = ~(spread > 1e-12 * np.abs(particles).max(axis=0))
-    if constant.any():
-        cause = _INITIAL_CAUSE if initial else _RESAMPLING_CAUSE
-        raise ValueError(f"the same value in every particle for {_named(labels, constant)}{cause}")
-
-
-_INITIAL_CAUSE = (
-    ": PyMC could not draw these initial particles from the prior. It happens with a "
-    "transform the prior's draws do not satisfy (`transform=ordered` on an unordered prior: "
-    "PyMC then copies the `initval` into every particle, or gives NaN without one). Give the "
-    "variable a prior whose draws satisfy the transform (e.g. ordered values as a cumulative "
-    "sum of positive increments), or pass initial particles with `start=`."
-)
-_RESAMPLING_CAUSE = (
-    ": the population collapsed at resampling, which happens when the likelihood is far "
-    "narrower than the prior (prior sds many orders of magnitude above the posterior's, so "
-    "that even the smallest tempering step keeps a handful of particles). Give the parameters "
-    "priors on the scale of the data, or use more particles (`draws`)."
-)
-
-
-def _named(labels: list[str], which: np.ndarray) -> str:
-    return "coordinates [" + ", ".join(np.asarray(labels)[which].tolist()) + "]"
 
 
 def population_proposal(
@@ -143,6 +80,7 @@ def population_proposal(
     log_factors: tuple[float, float] = (0.0, 0.0),
     names: Sequence[str] | None = None,
     basis: np.ndarray | None = None,
+    affine: AffineMap | None = None,
 ) -> Proposal:
     """A Kameleon proposal built from a population, in the coordinates that whiten it.
 
@@ -172,6 +110,9 @@ def population_proposal(
         The states the kernel term is built on (default: ``particles``); the whitening map is
         always the whole population's. Particles moved with the proposal should not be among
         them (see :func:`split_by_value`).
+    affine : AffineMap, optional
+        The population's whitening map, if already built (:func:`population_map`); one map
+        serves the proposals of both halves.
 
     Returns
     -------
@@ -180,7 +121,7 @@ def population_proposal(
         itself (see :func:`rescale_components`).
     """
     dim = particles.shape[1]
-    affine = population_map(particles, names)
+    affine = population_map(particles, names) if affine is None else affine
     kameleon = KameleonProposal(dim, gamma=gamma, n_history=n_basis, learn_scale=False)
     kameleon.set_map(affine)
     basis = particles if basis is None else basis

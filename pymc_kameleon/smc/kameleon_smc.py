@@ -17,14 +17,15 @@ from pymc_kameleon._compat import (
 from pymc_kameleon.core.checks import check_int, check_number
 from pymc_kameleon.core.population import (
     DecorrelationRule,
-    check_population,
     default_max_sweeps,
     mh_sweep,
+    population_map,
     population_proposal,
     rescale_components,
     split_by_value,
     updated_log_factor,
 )
+from pymc_kameleon.core.population_checks import check_population
 from pymc_kameleon.pseudo_marginal import (
     allow_noisy_evaluation,
     has_noisy_terms,
@@ -209,7 +210,7 @@ class KameleonSMC(SMC_KERNEL):
         ------
         ValueError
             If PyMC's prior draws left a coordinate constant or not finite (see
-            :func:`~pymc_kameleon.core.population.check_population`).
+            :func:`~pymc_kameleon.core.population_checks.check_population`).
         """
         check_population(self.tempered_posterior, initial=True, names=self.coordinate_names)
         self._reset_stage_state()
@@ -217,6 +218,7 @@ class KameleonSMC(SMC_KERNEL):
     def tune(self) -> None:
         """Build the stage's proposals from the resampled population, one per half."""
         particles = np.asarray(self.tempered_posterior, dtype=float)
+        affine = population_map(particles, self.coordinate_names)
         side = split_by_value(particles, self.rng)
         if side is None:  # too few distinct particles to split: one proposal built on them all
             halves = [(np.arange(particles.shape[0]), None)]
@@ -227,7 +229,7 @@ class KameleonSMC(SMC_KERNEL):
             (rows, population_proposal(
                 particles, self.rng, gamma=self.gamma, n_basis=self.n_basis,
                 global_weight=self.global_weight, log_factors=tuple(self.log_factors),
-                names=self.coordinate_names, basis=basis,
+                basis=basis, affine=affine,
             ))
             for rows, basis in halves
         ]  # fmt: skip

@@ -9,7 +9,6 @@ import pytest
 
 from pymc_kameleon.core.population import (
     DecorrelationRule,
-    check_population,
     components,
     default_max_sweeps,
     mh_sweep,
@@ -19,6 +18,7 @@ from pymc_kameleon.core.population import (
     split_by_value,
     updated_log_factor,
 )
+from pymc_kameleon.core.population_checks import check_population
 from pymc_kameleon.core.proposals import KameleonProposal, MixtureProposal
 from pymc_kameleon.core.proposals.kameleon import kernel_term_trace, random_walk_trace
 

@@ -151,12 +151,18 @@ class MixtureProposal(Proposal):
         picks = np.searchsorted(np.cumsum(self.weights), rng.random(x.shape[0]), side="right")
         picks = np.minimum(picks, len(self.weights) - 1)
         x_new = np.empty_like(x)
+        terms = np.empty((len(self.proposals), x.shape[0]))
         for k, proposal in enumerate(self.proposals):
             rows = picks == k
             if rows.any():
-                x_new[rows], _ = proposal.propose_many(x[rows], rng)
+                x_new[rows], terms[k, rows] = proposal.propose_many(x[rows], rng)
+        # a chosen component's draw came with its density: only the other rows need one
+        for k, proposal in enumerate(self.proposals):
+            rows = picks != k
+            if rows.any():
+                terms[k, rows] = proposal.log_density_many(x_new[rows], x[rows])
         self.chosen_rows = picks
-        return x_new, self.log_density_many(x_new, x)
+        return x_new, self._mixture_of(terms)
 
     def log_density_many(self, to: np.ndarray, frm: np.ndarray) -> np.ndarray:
         """The mixture log-density for every row; NaN where some component has none.
@@ -169,8 +175,11 @@ class MixtureProposal(Proposal):
         -------
         numpy.ndarray, shape (n,)
         """
-        terms = np.array([p.log_density_many(to, frm) for p in self.proposals])
-        terms += self.log_weights[:, None]
+        return self._mixture_of(np.array([p.log_density_many(to, frm) for p in self.proposals]))
+
+    def _mixture_of(self, terms: np.ndarray) -> np.ndarray:
+        """``log sum_k w_k q_k`` per column of the components' log-densities (NaN if any is)."""
+        terms = terms + self.log_weights[:, None]
         with np.errstate(invalid="ignore", divide="ignore"):
             total = logsumexp(terms, axis=0)
         return np.where(np.isnan(terms).any(axis=0), np.nan, total)
