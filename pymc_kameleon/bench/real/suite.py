@@ -1,15 +1,17 @@
 """Run the validation suite: every model with every sampler, scored against its reference.
 
 Each run is ``pm.sample(step=..., cores=1)`` with PyMC's default starts (the model's initial
-point), 4 chains x (3000 tune + 3000 draws) in the ``full`` size, seed 1; or
-``pm.sample_smc`` (4 chains x 2000 particles, PyMC's default IMH kernel) on models whose priors
-are all proper. Records are appended to ``DIR/results.jsonl`` as each run ends (a re-run skips
-finished ones) and ``DIR/report.md`` gets the models x samplers table.
+point), 4 chains x (3000 tune + 3000 draws) in the ``full`` size, seed 1; or ``pm.sample_smc``
+(4 chains x 2000 particles) with one of :data:`SMC_KERNELS` (PyMC's IMH, its default, and MH,
+and this package's :class:`~pymc_kameleon.KameleonSMC`) on models whose priors are all proper.
+Records are appended to ``DIR/results.jsonl`` as each run ends (a re-run skips finished ones)
+and ``DIR/report.md`` gets the models x samplers table.
 
 Log-density evaluations are counted from the statistics of warm-up *and* kept draws
 (:func:`pymc_kameleon.bench.samplers.count_evaluations`); for SMC, particles x MH steps summed
 over stages and chains, from the ``n_steps`` the kernel records per stage (plus one evaluation
-per particle at the start), counted by :class:`CountingIMH`.
+per particle at the start), counted by :class:`CountingIMH` and :class:`CountingMH` (KameleonSMC
+counts its own).
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pymc as pm
-from pymc.smc.kernels import IMH
+from pymc.smc.kernels import IMH, MH
 
-from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon import AdaptiveMetropolis, KameleonSMC, KameleonStep, KMCStep
 from pymc_kameleon.bench.real.models import CI_MODELS, REAL_MODELS, get_real_model
 from pymc_kameleon.bench.real.reference import load_reference
 from pymc_kameleon.bench.real.scoring import score_run
@@ -39,15 +41,15 @@ from pymc_kameleon.bench.samplers import SAMPLERS, SamplerSpec, count_evaluation
 __all__ = [
     "REAL_SAMPLERS",
     "SIZES",
+    "SMC_KERNELS",
     "CountingIMH",
+    "CountingMH",
     "RealTask",
     "build_real_tasks",
     "markdown_table",
     "run_real_task",
     "run_real_tasks",
 ]
-
-SMC = "pm.sample_smc"
 
 REAL_SAMPLERS: dict[str, SamplerSpec | None] = {
     "KameleonStep()": SamplerSpec(
@@ -85,14 +87,17 @@ REAL_SAMPLERS: dict[str, SamplerSpec | None] = {
         "stat",
         ours=True,
     ),
+    "KameleonSMC()": None,
     "pm.Metropolis": SAMPLERS["pm.Metropolis"],
     "pm.DEMetropolisZ": SAMPLERS["pm.DEMetropolisZ"],
     "pm.Slice": SAMPLERS["pm.Slice"],
-    SMC: None,
+    "pm.sample_smc": None,
+    "pm.sample_smc(MH)": None,
     "NUTS(0.95)": SAMPLERS["NUTS(0.95)"],
 }
 """Samplers of the suite, in table order: this package's steps with default arguments, then
-PyMC's (the specs of :data:`pymc_kameleon.bench.samplers.SAMPLERS`); SMC is run separately."""
+PyMC's (the specs of :data:`pymc_kameleon.bench.samplers.SAMPLERS`); ``None`` marks an SMC kernel
+(:data:`SMC_KERNELS`), run by ``pm.sample_smc``."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +166,7 @@ def build_real_tasks(
     samplers: Sequence[str] | None = None,
     seed: int = 1,
     reference_dir: str | None = None,
+    smc_draws: int | None = None,
 ) -> list[RealTask]:
     """Tasks of a suite size, ordered sampler by sampler (so a partial run fills whole columns).
 
@@ -171,6 +177,8 @@ def build_real_tasks(
         Subsets (default: the size's models, every sampler).
     seed : int, default 1
     reference_dir : str, optional
+    smc_draws : int, optional
+        Particles per SMC chain (default: the size's).
 
     Returns
     -------
@@ -187,7 +195,7 @@ def build_real_tasks(
     tasks = []
     for sampler in samplers:
         for model in models:
-            smc = sampler == SMC
+            smc = sampler in SMC_KERNELS
             tasks.append(
                 RealTask(
                     model,
@@ -195,31 +203,48 @@ def build_real_tasks(
                     seed,
                     budget.chains,
                     0 if smc else budget.tune,
-                    budget.smc_draws if smc else budget.draws,
+                    (smc_draws or budget.smc_draws) if smc else budget.draws,
                     reference_dir,
                 )
             )
     return tasks
 
 
-class CountingIMH(IMH):
-    """PyMC's default SMC kernel (IMH), unchanged, recording its evaluations per stage.
+class _SweepCounting:
+    """Records a PyMC kernel's evaluations per stage as the ``logp_evals`` sample statistic.
 
-    ``mutate`` leaves ``n_steps`` one above the number of MH sweeps it ran; each sweep evaluates
-    the prior and likelihood at one proposal per particle. The count goes out as the
-    ``logp_evals`` sample statistic of the stage.
+    PyMC's ``mutate`` leaves ``n_steps`` one above the number of MH sweeps it ran; each sweep
+    evaluates the prior and likelihood at one proposal per particle.
     """
 
-    stats_dtypes_shapes: ClassVar[dict] = {**IMH.stats_dtypes_shapes, "logp_evals": (int, [])}
-
     def mutate(self):
-        """Run IMH's mutation and count its evaluations."""
+        """Run the kernel's mutation and count its evaluations."""
         super().mutate()
         self._stage_evals = (self.n_steps - 1) * self.draws
 
     def sample_stats(self):
-        """IMH's statistics plus ``logp_evals`` of the stage."""
+        """The kernel's statistics plus ``logp_evals`` of the stage."""
         return {**super().sample_stats(), "logp_evals": getattr(self, "_stage_evals", 0)}
+
+
+class CountingIMH(_SweepCounting, IMH):
+    """PyMC's default SMC kernel (IMH), unchanged, recording its evaluations per stage."""
+
+    stats_dtypes_shapes: ClassVar[dict] = {**IMH.stats_dtypes_shapes, "logp_evals": (int, [])}
+
+
+class CountingMH(_SweepCounting, MH):
+    """PyMC's random-walk SMC kernel (MH), unchanged, recording its evaluations per stage."""
+
+    stats_dtypes_shapes: ClassVar[dict] = {**MH.stats_dtypes_shapes, "logp_evals": (int, [])}
+
+
+SMC_KERNELS: dict[str, type] = {
+    "KameleonSMC()": KameleonSMC,
+    "pm.sample_smc": CountingIMH,
+    "pm.sample_smc(MH)": CountingMH,
+}
+"""SMC kernels of the suite by sampler name, each recording ``logp_evals`` per stage."""
 
 
 def _smc_evaluations(idata: Any, chains: int, particles: int) -> int:
@@ -239,10 +264,10 @@ def _sample(task: RealTask, model: pm.Model) -> tuple[Any, int]:
     dim = int(sum(np.size(v) for v in model.initial_point().values()))
     with model, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if task.sampler == SMC:
+        if task.sampler in SMC_KERNELS:
             idata = pm.sample_smc(
                 draws=task.draws,
-                kernel=CountingIMH,
+                kernel=SMC_KERNELS[task.sampler],
                 chains=task.chains,
                 cores=1,
                 random_seed=task.seed,
@@ -271,7 +296,7 @@ def _sample(task: RealTask, model: pm.Model) -> tuple[Any, int]:
 
 def _not_applicable(task: RealTask, model: pm.Model) -> str | None:
     spec = get_real_model(task.model)
-    if task.sampler == SMC and not spec.proper_prior:
+    if task.sampler in SMC_KERNELS and not spec.proper_prior:
         return "n/a (improper prior)"
     if task.sampler.startswith("NUTS"):
         try:
@@ -455,6 +480,7 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--samplers", nargs="+", choices=list(REAL_SAMPLERS))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--smc-draws", type=int, help="particles per SMC chain (default: size's)")
     parser.add_argument(
         "--out", type=Path, help="results directory (default bench-results/real-SIZE)"
     )
@@ -462,6 +488,8 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    if args.smc_draws is not None and args.smc_draws < 2:
+        parser.error("--smc-draws must be at least 2")
     return args
 
 
@@ -495,7 +523,9 @@ def suite_main(argv: Sequence[str], command: str) -> int:
     """
     args = _parse(argv)
     out = args.out or Path("bench-results") / f"real-{args.size}"
-    tasks = build_real_tasks(args.size, args.models, args.samplers, args.seed, args.references)
+    tasks = build_real_tasks(
+        args.size, args.models, args.samplers, args.seed, args.references, args.smc_draws
+    )
     start = time.perf_counter()
     print(f"{len(tasks)} runs, results in {out}", file=sys.stderr, flush=True)
 

@@ -1,5 +1,6 @@
 """The validation runner end to end: NUTS on one quick model passes the scorer, results resume,
-SMC is skipped on improper priors, and the report table is drawn from the records."""
+SMC is skipped on improper priors, the SMC kernels count their evaluations, and the report table
+is drawn from the records."""
 
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ def test_task_lists_are_sampler_major_and_validated():
     tasks = build_real_tasks("ci")
     assert len(tasks) == 4 * len(REAL_SAMPLERS)
     assert [t.sampler for t in tasks[:4]] == ["KameleonStep()"] * 4
-    smc = [t for t in tasks if t.sampler == "pm.sample_smc"]
-    assert all(t.tune == 0 and t.draws == 500 for t in smc)
+    smc = [t for t in tasks if t.sampler in ("pm.sample_smc", "pm.sample_smc(MH)", "KameleonSMC()")]
+    assert len(smc) == 3 * 4 and all(t.tune == 0 and t.draws == 500 for t in smc)
+    fewer = build_real_tasks("ci", samplers=["KameleonSMC()", "pm.Slice"], smc_draws=300)
+    assert [t.draws for t in fewer] == [300] * 4 + [1000] * 4
     full = build_real_tasks("full", models=["longley"], samplers=["pm.Metropolis"])
     assert (full[0].chains, full[0].tune, full[0].draws) == (4, 3000, 3000)
     with pytest.raises(KeyError, match="choose one of"):
@@ -35,6 +38,8 @@ def test_nuts_on_stackloss_passes_and_results_resume(tmp_path):
     tasks = [
         RealTask("stackloss", "NUTS(0.95)", seed=1, chains=2, tune=300, draws=300),
         RealTask("macro-flat", "pm.sample_smc", seed=1, chains=2, tune=0, draws=200),
+        RealTask("stackloss", "KameleonSMC()", seed=1, chains=2, tune=0, draws=300),
+        RealTask("stackloss", "pm.sample_smc(MH)", seed=1, chains=2, tune=0, draws=300),
     ]
     records = {r["sampler"]: r for r in run_real_tasks(tasks, results)}
     nuts = records["NUTS(0.95)"]
@@ -42,6 +47,10 @@ def test_nuts_on_stackloss_passes_and_results_resume(tmp_path):
     assert nuts["evals"] > 2 * 600  # leapfrog steps of warm-up and draws
     assert nuts["min_ess_bulk"] >= 50 and nuts["max_rhat"] <= 1.05
     assert records["pm.sample_smc"]["status"] == "n/a (improper prior)"
+    for kernel in ("KameleonSMC()", "pm.sample_smc(MH)"):  # both count their sweeps' evaluations
+        smc = records[kernel]
+        assert smc["status"] == "ok", smc["status"]
+        assert smc["evals"] > 2 * 300 * 2  # the prior draws and at least one sweep per chain
     lines = results.read_text().splitlines()
     run_real_tasks(tasks, results)  # finished tasks are not run again
     assert results.read_text().splitlines() == lines
