@@ -37,6 +37,7 @@ from pymc_kameleon.bench.real.reference import load_reference
 from pymc_kameleon.bench.real.scoring import score_run
 from pymc_kameleon.bench.records import load_records, run_resumable
 from pymc_kameleon.bench.samplers import SAMPLERS, SamplerSpec, count_evaluations
+from pymc_kameleon.smc import stage_stat
 
 __all__ = [
     "REAL_SAMPLERS",
@@ -248,8 +249,9 @@ SMC_KERNELS: dict[str, type] = {
 
 
 def _smc_evaluations(idata: Any, chains: int, particles: int) -> int:
-    evals = np.asarray(idata["sample_stats"]["logp_evals"].values, dtype=float)
-    return int(np.nansum(evals)) + chains * particles  # + the prior draws, evaluated once
+    # stage_stat reads both layouts: chains with different numbers of stages come out ragged
+    evals = sum(float(np.nansum(chain)) for chain in stage_stat(idata, "logp_evals"))
+    return int(evals) + chains * particles  # + the prior draws, evaluated once
 
 
 def _acceptance(stats: Any) -> float:

@@ -5,13 +5,16 @@ is drawn from the records."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from pymc_kameleon.bench.__main__ import main as bench_main
 from pymc_kameleon.bench.real.suite import (
     REAL_SAMPLERS,
     RealTask,
+    _smc_evaluations,
     build_real_tasks,
     markdown_table,
     run_real_tasks,
@@ -58,6 +61,16 @@ def test_nuts_on_stackloss_passes_and_results_resume(tmp_path):
     assert "| stackloss | 5 |" in table and "**pass**" in table
     assert "n/a (improper prior)" in table
     assert json.loads(lines[0])["key"].startswith("real|stackloss|NUTS(0.95)")
+
+
+def test_smc_evaluations_are_read_from_ragged_stage_stats():
+    # chains with different numbers of stages: PyMC stores one row of per-chain lists
+    ragged = np.empty((1, 2), dtype=object)
+    ragged[0, 0], ragged[0, 1] = [100, 200, 300], [100, 400]
+    idata = {"sample_stats": {"logp_evals": SimpleNamespace(values=ragged)}}
+    assert _smc_evaluations(idata, chains=2, particles=10) == 1100 + 2 * 10
+    even = {"sample_stats": {"logp_evals": SimpleNamespace(values=np.array([[1, 2], [3, 4]]))}}
+    assert _smc_evaluations(even, chains=2, particles=10) == 10 + 2 * 10
 
 
 def test_report_command_redraws_the_table(tmp_path, capsys):
