@@ -35,6 +35,7 @@ import pymc as pm
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon._compat import posterior_dataset
 
 STEPS = {"kam": KameleonStep, "am": AdaptiveMetropolis, "kmc": KMCStep}
 CONFIGS = ("cores1", "cores1_blas1", "cores2")
@@ -60,7 +61,8 @@ def run(step_key: str, dim: int, config: str, tune: int, draws: int, seed: int):
                 idata = pm.sample(**kwargs)
         else:
             idata = pm.sample(**kwargs)
-    return float(idata.posterior.attrs["sampling_time"]), idata.posterior["x"].values
+    posterior = posterior_dataset(idata)  # InferenceData (PyMC 5) or DataTree (PyMC 6)
+    return float(posterior.attrs["sampling_time"]), posterior["x"].values
 
 
 def main() -> None:

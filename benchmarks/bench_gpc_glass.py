@@ -23,7 +23,6 @@ import sys
 import time
 from pathlib import Path
 
-import arviz as az
 import numpy as np
 import pymc as pm
 
@@ -36,6 +35,7 @@ except ModuleNotFoundError as err:  # a source checkout that is not installed
 
 from pymc_kameleon import AdaptiveMetropolis
 from pymc_kameleon.bench.problems import GLASS_REFERENCE as REFERENCE
+from pymc_kameleon.diagnostics import max_rhat, min_ess
 from pymc_kameleon.targets import glass_gpc_model
 
 
@@ -54,8 +54,8 @@ def build_reference(tune: int, draws: int, thin: int, seed: int) -> None:
             compute_convergence_checks=False,
         )
     theta = np.asarray(idata["posterior"]["theta"].values)
-    ess = float(az.ess(idata)["theta"].min())
-    rhat = float(az.rhat(idata)["theta"].max())
+    ess = min_ess(idata, "theta")  # InferenceData (PyMC 5) or DataTree (PyMC 6)
+    rhat = max_rhat(idata, "theta")
     pooled = theta[:, ::thin].reshape(-1, theta.shape[-1])
     REFERENCE.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(

@@ -17,13 +17,12 @@ import sys
 
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
-import arviz as az
 import numpy as np
 import pymc as pm
 
 from pymc_kameleon import KMCStep
 from pymc_kameleon.bench.problems import GLASS_REFERENCE as REFERENCE
-from pymc_kameleon.diagnostics import polynomial_mmd2
+from pymc_kameleon.diagnostics import min_ess, polynomial_mmd2
 from pymc_kameleon.targets import glass_gpc_model
 
 if __name__ == "__main__":
@@ -44,7 +43,7 @@ if __name__ == "__main__":
     theta = np.asarray(idata["posterior"]["theta"].values)[0]
     reference = np.load(REFERENCE)["draws"]
     print(
-        f"{kwargs} tune={tune}: min ESS {float(az.ess(idata)['theta'].min()):.0f}, "
+        f"{kwargs} tune={tune}: min ESS {min_ess(idata, 'theta'):.0f}, "
         f"acceptance {float(stats['accept'].mean()):.2f}, "
         f"step size {float(stats['step_size'].mean()):.3f}, "
         f"n_steps {float(stats['n_steps'].mean()):.1f}, "

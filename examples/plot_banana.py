@@ -67,7 +67,8 @@ with model:
 # ``az.summary(..., kind="diagnostics")`` gives the Monte Carlo standard errors, the bulk and tail
 # effective sample sizes (ESS) and R-hat of each coordinate. R-hat above 1.01 or an ESS below
 # about 100 per chain means the run is too short to trust. ``ess_bulk`` is what a posterior mean
-# is worth; ``ess_tail`` what the 5 % and 95 % quantiles are worth.
+# is worth; ``ess_tail`` what the tail quantiles are worth (5 % and 95 % in ArviZ 0.x, 5.5 % and
+# 94.5 % in ArviZ 1).
 print("KameleonStep")
 print(az.summary(idata_kameleon, kind="diagnostics"))
 print("\npm.Metropolis")

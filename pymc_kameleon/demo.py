@@ -150,7 +150,7 @@ def run_sampler(
 
     Returns
     -------
-    idata : arviz.InferenceData
+    idata : arviz.InferenceData or xarray.DataTree
         Sampling output.
     seconds : float
         Wall time of the call, including compilation.
@@ -177,7 +177,7 @@ def summarise(label: str, idata: Any, step_kind: str, seconds: float) -> DemoRes
     ----------
     label : str
         Sampler name.
-    idata : arviz.InferenceData
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
         Sampling output.
     step_kind : str
         Step name for the logp-evaluation fallback of

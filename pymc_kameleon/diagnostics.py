@@ -4,8 +4,11 @@ Effective sample sizes and R-hat come from ArviZ. Accuracy is scored with the ch
 quantile error of the KAMH paper: samples mapped to standard normal coordinates should have
 squared norms that follow a chi-squared distribution with d degrees of freedom.
 
-Every function takes an ``InferenceData`` as returned by ``pm.sample`` and reads its groups
-with ``idata["group"]``, which also works for an ArviZ ``DataTree``.
+Every function that takes sampling output accepts what ``pm.sample`` returns: an ArviZ 0.x
+``InferenceData`` (PyMC 5) or an ``xarray.DataTree`` (PyMC 6, ArviZ 1), and also a dict of group
+name to ``xarray.Dataset``; all give the same answer for the same draws, and anything else is a
+TypeError. ESS, MCSE and R-hat are ArviZ's, computed from the draws the same way on ArviZ 0.x and
+1 (:mod:`pymc_kameleon._compat`).
 """
 
 from __future__ import annotations
@@ -14,9 +17,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import arviz as az
 import numpy as np
 from scipy import stats
+
+from pymc_kameleon._compat import (
+    SLICE_MAX_STEPS,
+    ess_array,
+    mcse_array,
+    posterior_dataset,
+    rhat_array,
+)
 
 __all__ = [
     "DEFAULT_QUANTILES",
@@ -100,7 +110,7 @@ def posterior_array(idata: Any, var_name: str, group: str = "posterior") -> np.n
 
     Parameters
     ----------
-    idata : arviz.InferenceData or DataTree
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
         Sampling output.
     var_name : str
         Name of a vector-valued variable.
@@ -111,8 +121,14 @@ def posterior_array(idata: Any, var_name: str, group: str = "posterior") -> np.n
     -------
     numpy.ndarray
         The draws; a scalar variable gets a trailing axis of length 1.
+
+    Raises
+    ------
+    TypeError
+        If ``idata`` is not sampling output.
     """
-    values = np.asarray(idata[group][var_name].values, dtype=float)
+    dataset = posterior_dataset(idata, group, reader="posterior_array")
+    values = np.asarray(dataset[var_name].values, dtype=float)
     return values[..., None] if values.ndim == 2 else values
 
 
@@ -128,7 +144,7 @@ def count_logp_evals(idata: Any, step_kind: str, d: int, group: str = "sample_st
 
     Parameters
     ----------
-    idata : arviz.InferenceData or DataTree
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
         Sampling output.
     step_kind : str
         Step name used for the fallback, such as ``"metropolis"`` or ``"demetropolisz"``.
@@ -142,10 +158,13 @@ def count_logp_evals(idata: Any, step_kind: str, d: int, group: str = "sample_st
     int
         Number of logp evaluations.
     """
-    return count_logp_evals_in(idata[group], step_kind, d)
+    stats_group = posterior_dataset(idata, group, reader="count_logp_evals")
+    return count_logp_evals_in(stats_group, step_kind, d)
 
 
-def count_logp_evals_in(stats_group: Any, step_kind: str, d: int) -> int:
+def count_logp_evals_in(
+    stats_group: Any, step_kind: str, d: int, slice_max_steps: int | None = SLICE_MAX_STEPS
+) -> int:
     """Logp evaluations at new points in one statistics group, from its statistics.
 
     The ``logp_evals`` statistic (this package's steps) is used when present. Otherwise, by
@@ -155,7 +174,13 @@ def count_logp_evals_in(stats_group: Any, step_kind: str, d: int) -> int:
       points per iteration;
     * ``"demetropolisz"``: one new point per iteration;
     * ``"slice"``: per coordinate one evaluation at the current point, two at the initial
-      interval ends and one at the first draw, plus the ``nstep_out`` and ``nstep_in`` stats;
+      interval ends and one at the first draw, plus the ``nstep_out`` and ``nstep_in`` stats.
+      This is exact in PyMC 5. PyMC 6 gives the stepping out of each coordinate a budget of
+      ``max_steps`` steps split at random between the two ends, and an end that uses its budget
+      up skips its last evaluation, which no stat records. Each end does so with probability
+      ``(steps it needed + 1) / max_steps``, so the count subtracts the expected number,
+      ``(nstep_out + 2 * d * iterations) / max_steps``, rounded: an estimate whose error is
+      about the square root of that number (exact when PyMC has no budget);
     * ``"nuts"``: the ``n_steps`` stat (leapfrog steps, each a logp *and gradient* evaluation).
 
     Parameters
@@ -166,6 +191,9 @@ def count_logp_evals_in(stats_group: Any, step_kind: str, d: int) -> int:
         One of the kinds above (case-insensitive).
     d : int
         Dimension of the sampled vector.
+    slice_max_steps : int or None, default: that of the installed PyMC
+        The ``max_steps`` the ``Slice`` step was given (PyMC 6's default is 100); None for a
+        ``Slice`` without a stepping-out budget (PyMC 5).
 
     Returns
     -------
@@ -185,8 +213,12 @@ def count_logp_evals_in(stats_group: Any, step_kind: str, d: int) -> int:
     if kind in EVALS_PER_ITERATION:
         return EVALS_PER_ITERATION[kind] * n_iterations
     if kind == "slice":
-        steps = np.sum(stats_group["nstep_out"].values) + np.sum(stats_group["nstep_in"].values)
-        return int(4 * d * n_iterations + steps)
+        steps_out = int(np.sum(stats_group["nstep_out"].values))
+        steps = steps_out + int(np.sum(stats_group["nstep_in"].values))
+        skipped = 0
+        if slice_max_steps is not None:  # ends that used their budget up skip their last check
+            skipped = round((steps_out + 2 * d * n_iterations) / slice_max_steps)
+        return int(4 * d * n_iterations + steps - skipped)
     if kind == "nuts":
         return int(np.sum(stats_group["n_steps"].values))
     raise ValueError(
@@ -199,20 +231,21 @@ def min_ess(idata: Any, var_name: str, method: str = "bulk") -> float:
 
     Parameters
     ----------
-    idata : arviz.InferenceData or DataTree
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
         Sampling output with a ``posterior`` group.
     var_name : str
         Variable name.
     method : str, default "bulk"
-        Any method accepted by :func:`arviz.ess`, such as ``"bulk"``, ``"tail"`` or ``"mean"``.
+        Any method accepted by :func:`arviz.ess`, such as ``"bulk"``, ``"tail"`` or ``"mean"``;
+        ``"tail"`` is the smaller ESS of the 5 % and 95 % quantiles (ArviZ 0.x's default, also
+        on ArviZ 1).
 
     Returns
     -------
     float
         Minimum ESS, pooled over chains.
     """
-    ess = az.ess(idata, var_names=[var_name], method=method)
-    return float(np.min(ess[var_name].values))
+    return float(np.min(ess_array(posterior_array(idata, var_name), method=method)))
 
 
 def max_rhat(idata: Any, var_name: str) -> float:
@@ -220,7 +253,7 @@ def max_rhat(idata: Any, var_name: str) -> float:
 
     Parameters
     ----------
-    idata : arviz.InferenceData or DataTree
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
         Sampling output with a ``posterior`` group and at least two chains.
     var_name : str
         Variable name.
@@ -230,8 +263,7 @@ def max_rhat(idata: Any, var_name: str) -> float:
     float
         Maximum R-hat.
     """
-    rhat = az.rhat(idata, var_names=[var_name])
-    return float(np.max(rhat[var_name].values))
+    return float(np.max(rhat_array(posterior_array(idata, var_name))))
 
 
 def mean_acceptance(idata: Any, group: str = "sample_stats") -> float:
@@ -242,7 +274,7 @@ def mean_acceptance(idata: Any, group: str = "sample_stats") -> float:
 
     Parameters
     ----------
-    idata : arviz.InferenceData or DataTree
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
         Sampling output.
     group : str, default "sample_stats"
         Statistics group.
@@ -252,7 +284,7 @@ def mean_acceptance(idata: Any, group: str = "sample_stats") -> float:
     float
         Mean acceptance, or NaN if neither statistic is present.
     """
-    stats_group = idata[group]
+    stats_group = posterior_dataset(idata, group, reader="mean_acceptance")
     if "accepted" in stats_group:
         return float(np.mean(stats_group["accepted"].values.astype(float)))
     if "accept" in stats_group:
@@ -267,7 +299,7 @@ def ess_per_1000_evals(
 
     Parameters
     ----------
-    idata : arviz.InferenceData or DataTree
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
         Sampling output.
     var_name : str
         Variable name.
@@ -369,10 +401,8 @@ class ZScores:
         )
 
 
-def _mcse_and_ess(x: np.ndarray, method: str, **kwargs) -> tuple[float, float]:
-    mcse = float(np.asarray(az.mcse(x, method=method, **kwargs)).squeeze())
-    ess = float(np.asarray(az.ess(x, method=method, **kwargs)).squeeze())
-    return mcse, ess
+def _mcse_and_ess(x: np.ndarray, method: str, prob: float | None = None) -> tuple[float, float]:
+    return float(mcse_array(x, method, prob)), float(ess_array(x, method, prob))
 
 
 def mcse_zscores(

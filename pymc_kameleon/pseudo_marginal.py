@@ -43,7 +43,12 @@ from pytensor.graph.op import Op
 from pytensor.graph.replace import graph_replace
 from pytensor.tensor.random.basic import integers
 
-from pymc_kameleon._compat import ancestors, modelcontext, rvs_in_graph
+from pymc_kameleon._compat import (
+    ancestors,
+    infer_shape_input_shapes,
+    modelcontext,
+    rvs_in_graph,
+)
 
 __all__ = [
     "SEED_UPPER_BOUND",
@@ -238,9 +243,12 @@ class NoisyTermGuard(Op):
             raise NoisyTermError(self.evaluation_message())
         output_storage[0][0] = inputs[0]
 
-    def infer_shape(self, fgraph, node, input_shapes):
-        """The input's shape (so shape queries never evaluate the term)."""
-        return input_shapes
+    def infer_shape(self, *args):
+        """The input's shape (so shape queries never evaluate the term).
+
+        PyTensor 2 passes ``(fgraph, node, input_shapes)``, PyTensor 3 ``(node, input_shapes)``.
+        """
+        return infer_shape_input_shapes(args)
 
     def L_op(self, inputs, outputs, output_grads):
         """Refuse, unless inside :func:`allow_noisy_evaluation` (then the identity's gradient)."""

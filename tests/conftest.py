@@ -6,12 +6,21 @@
 suite), so the whole suite runs at other seeds than the ones written in it. No test may pass
 only at a lucky seed; the statistical tests are budgeted from a seed sweep
 (``benchmarks/seed_sweep.py``).
+
+**Tiers.** ``python -m pytest`` runs the fast tier: every unit, contract and bad-input test and a
+short statistical smoke of each sampler (``tests/test_smoke.py``). ``python -m pytest --tier
+statistical`` runs the rest: the full statistical validation (every exactness test with its
+negative control, the frozen-kernel invariance cases, the SMC tests: everything under
+``tests/statistical/`` and every test marked ``statistical``) and the long end-to-end runs marked
+``slow``. ``--tier all`` runs both. CI runs the two tiers one after the other.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import pymc as pm
 import pytest
@@ -19,13 +28,39 @@ import pytest
 SEED_OFFSET_ENV = "KAMELEON_TEST_SEED_OFFSET"
 
 
+DURATIONS_FILE = Path(__file__).with_name("durations.json")
+TIERS = ("fast", "statistical", "all")
+#: Markers whose tests make up the statistical tier; every other test is in the fast tier.
+STATISTICAL_MARKERS = ("statistical", "slow")
+
+
 def pytest_addoption(parser):
+    parser.addoption(
+        "--tier",
+        choices=TIERS,
+        default="fast",
+        help="fast (default): units, contracts, bad input, a statistical smoke of each sampler; "
+        "statistical: the full statistical validation and the long runs; all: both",
+    )
     parser.addoption(
         "--seed-offset",
         type=int,
         default=None,
         help=f"add this to every integer random_seed given to pm.sample (env: {SEED_OFFSET_ENV})",
     )
+
+
+_BLAS_LIMIT = []
+
+
+def pytest_configure(config):
+    # One BLAS thread per pytest-xdist worker: the workers already take one core each, and
+    # OpenBLAS's default threads fighting them for the cores made one-process KameleonStep
+    # sampling at d = 50 take 40-56 s instead of 1 s on a loaded machine (issue 29's audit).
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        from threadpoolctl import threadpool_limits
+
+        _BLAS_LIMIT.append(threadpool_limits(limits=1, user_api="blas"))
 
 
 def _seed_offset(config) -> int:
@@ -36,7 +71,8 @@ def _seed_offset(config) -> int:
 
 
 def pytest_report_header(config):
-    return f"pymc-kameleon seed offset: {_seed_offset(config)}"
+    tier = config.getoption("--tier")
+    return f"pymc-kameleon test tier: {tier}; seed offset: {_seed_offset(config)}"
 
 
 @pytest.fixture(scope="session")
@@ -74,10 +110,36 @@ def _offset_sample_seeds(seed_offset, monkeypatch):
     monkeypatch.setattr(pm, "sample_smc", sample_smc)
 
 
-def pytest_collection_modifyitems(config, items):
-    """The long statistical tests first (stable otherwise).
+def _in_statistical_tier(item) -> bool:
+    return any(item.get_closest_marker(name) for name in STATISTICAL_MARKERS)
 
-    pytest-xdist hands tests out in this order; with the minute-long runs at the end, one worker
-    would finish the fast tests and then idle while the other ran the last long one.
+
+def _recorded_durations() -> dict[str, float]:
+    """Seconds per test of an earlier run (``tools/record_test_durations.py``), if recorded."""
+    try:
+        return json.loads(DURATIONS_FILE.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Keep the chosen tier's tests, longest first.
+
+    Everything under ``tests/statistical/`` is marked ``statistical`` here. pytest-xdist hands
+    tests out in list order; longest first (by ``durations.json``, the statistical tier before
+    the fast one where nothing is recorded) keeps one worker from idling at the end while the
+    other runs a minute-long test.
     """
-    items.sort(key=lambda item: 0 if "statistical" in item.path.parts else 1)
+    for item in items:
+        if "statistical" in item.path.parts:
+            item.add_marker(pytest.mark.statistical)
+    tier = config.getoption("--tier")
+    if tier != "all":
+        want_statistical = tier == "statistical"
+        kept = [item for item in items if _in_statistical_tier(item) == want_statistical]
+        deselected = [item for item in items if _in_statistical_tier(item) != want_statistical]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
+    seconds = _recorded_durations()
+    items.sort(key=lambda item: (-seconds.get(item.nodeid, 0.0), not _in_statistical_tier(item)))

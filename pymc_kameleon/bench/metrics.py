@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import arviz as az
 import numpy as np
 
-from pymc_kameleon.diagnostics import DEFAULT_QUANTILES, polynomial_mmd2
+from pymc_kameleon._compat import ess_array, rhat_array
+from pymc_kameleon.diagnostics import DEFAULT_QUANTILES, polynomial_mmd2, posterior_array
 
 __all__ = [
     "accuracy_metrics",
@@ -93,21 +93,27 @@ def mixing_metrics(idata: Any, var_name: str) -> dict[str, float]:
 
     Parameters
     ----------
-    idata : arviz.InferenceData
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
+        The result of ``pm.sample``.
     var_name : str
 
     Returns
     -------
     dict of str to float
+        ``min_bulk_ess``, ``min_tail_ess`` (the 5 % and 95 % quantiles), ``max_rhat`` (NaN for
+        one chain).
+
+    Raises
+    ------
+    TypeError
+        If ``idata`` is not sampling output.
     """
-    posterior = idata["posterior"][[var_name]]
+    draws = posterior_array(idata, var_name)
     out = {
-        "min_bulk_ess": float(az.ess(posterior, method="bulk")[var_name].min()),
-        "min_tail_ess": float(az.ess(posterior, method="tail")[var_name].min()),
+        "min_bulk_ess": float(np.min(ess_array(draws, method="bulk"))),
+        "min_tail_ess": float(np.min(ess_array(draws, method="tail"))),
     }
-    out["max_rhat"] = (
-        float(az.rhat(posterior)[var_name].max()) if posterior.sizes["chain"] > 1 else np.nan
-    )
+    out["max_rhat"] = float(np.max(rhat_array(draws))) if draws.shape[0] > 1 else np.nan
     return out
 
 
@@ -133,8 +139,7 @@ def chain_metrics(draws: np.ndarray, problem: Any) -> dict[str, list[float]]:
     if exact is not None:
         out["chain_quantile_error"] = []
     for chain in draws:
-        ess = [az.ess(chain[None, :, k], method="bulk") for k in range(chain.shape[-1])]
-        out["chain_min_ess"].append(float(np.min(ess)))
+        out["chain_min_ess"].append(float(np.min(ess_array(chain[None], method="bulk"))))
         if "chain_mean_norm" in out:
             out["chain_mean_norm"].append(float(np.linalg.norm(chain.mean(axis=0))))
         if exact is not None:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pymc as pm
 
+from pymc_kameleon._compat import posterior_dataset
 from pymc_kameleon.bench.metrics import accuracy_metrics, chain_metrics, mixing_metrics
 from pymc_kameleon.bench.problems import get_problem
 from pymc_kameleon.bench.records import load_records, run_resumable
@@ -159,9 +160,10 @@ def run_task(task: Task) -> dict[str, Any]:
 
 def _score(task: Task, problem: Any, idata: Any, costly: Any) -> dict[str, Any]:
     spec = get_sampler(task.sampler)
-    draws = np.asarray(idata["posterior"][problem.var_name].values, dtype=float)
-    stats = idata["sample_stats"]
-    seconds = float(idata["posterior"].attrs["sampling_time"])
+    posterior = posterior_dataset(idata, "posterior")
+    draws = np.asarray(posterior[problem.var_name].values, dtype=float)
+    stats = posterior_dataset(idata, "sample_stats")
+    seconds = float(posterior.attrs["sampling_time"])
     iterations = task.chains * (task.tune + task.draws)
     evals = count_evaluations(stats, spec.kind, problem.dim)
     out: dict[str, Any] = {

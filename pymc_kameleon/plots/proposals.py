@@ -1,7 +1,7 @@
 """Proposal ellipses of a Kameleon or adaptive-Metropolis step over the target (KAMH Figure 2).
 
-The proposal is read from a step run in this process, or rebuilt from the InferenceData of
-``pm.sample`` (the frozen Kameleon kernel of one chain's draws).
+The proposal is read from a step run in this process, or rebuilt from the result of ``pm.sample``
+(InferenceData or DataTree: the frozen Kameleon kernel of one chain's draws).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import chi2
 
+from pymc_kameleon._compat import is_sampling_result, posterior_dataset
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.kernels import GaussianKernel
 from pymc_kameleon.core.proposals import kameleon_covariance, random_walk_trace, scale_for_trace
@@ -115,7 +116,7 @@ def proposal_covariance(step: AdaptiveMHStep, x: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _ProposalView:
-    """What :func:`plot_proposals` needs, from a run step or from an InferenceData."""
+    """What :func:`plot_proposals` needs, from a run step or from a sampling result."""
 
     covariance: Callable[[np.ndarray], np.ndarray]
     dim: int
@@ -136,7 +137,9 @@ def _check_proposal_step(step: Any) -> None:
         raise ValueError(
             f"{type(step).__name__} holds no learned proposal in this process (it has not been "
             "run here, or a KameleonStep ran fewer than adapt_start iterations). "
-            + NOT_RUN.format(alternative=", or pass the InferenceData returned by pm.sample")
+            + NOT_RUN.format(
+                alternative=", or pass the InferenceData (or DataTree) returned by pm.sample"
+            )
         )
 
 
@@ -160,7 +163,7 @@ def _idata_view(
     gamma = float(gamma)
     if not (math.isfinite(gamma) and gamma >= 0.0):
         raise ValueError(f"`gamma` must be a finite number >= 0, got {gamma!r}.")
-    posterior = idata["posterior"]
+    posterior = posterior_dataset(idata, "posterior", reader="plot_proposals")
     names = list(posterior.data_vars) if var_names is None else list(var_names)
     blocks = [posterior[name].transpose("chain", "draw", ...).values for name in names]
     if not -len(blocks[0]) <= chain < len(blocks[0]):
@@ -183,7 +186,8 @@ def _idata_view(
 def _last_stat(idata: Any, name: str, chain: int) -> float | None:
     """Last value of a positive sampler stat of one chain, or None if absent or invalid."""
     try:
-        values = np.asarray(idata["sample_stats"][name].values, dtype=float)[chain]
+        stats = posterior_dataset(idata, "sample_stats")
+        values = np.asarray(stats[name].values, dtype=float)[chain]
     except (KeyError, TypeError, AttributeError):
         return None
     value = float(values.reshape(-1)[-1])
@@ -225,18 +229,19 @@ def plot_proposals(
 
     Parameters
     ----------
-    step_or_idata : KameleonStep, AdaptiveMetropolis or InferenceData
-        A step run in this process with ``pm.sample(..., cores=1)``: it holds the frozen proposal
-        of the last chain (with ``cores > 1`` the chains ran in worker processes and a
-        ValueError says so). Or the result of ``pm.sample`` (anything with ``["posterior"]`` and
-        ``["sample_stats"]``): the frozen Kameleon proposal is then rebuilt from one chain's
-        draws as history subsample (at most 1000 rows, chosen with ``rng``), a Gaussian kernel of
-        that chain's last ``bandwidth`` stat (the median heuristic if absent) and its last
-        ``scaling`` stat as ``nu^2`` (if absent, set as KameleonStep does: the kernel term at
-        the last draw has trace ``2.38^2/d`` times that of the subsample's covariance), and
-        ``gamma``. This is the frozen kernel rebuilt from the kept draws, not the exact subsample
-        the chain used, and it lives in the coordinates stored in the posterior (constrained
-        space), which are the sampled ones only for unconstrained variables.
+    step_or_idata : KameleonStep, AdaptiveMetropolis, InferenceData or DataTree
+        A step run in this process with ``pm.sample(..., cores=1)``: it holds the frozen proposal of
+        the last chain (with ``cores > 1`` the chains ran in worker processes and a ValueError says
+        so). Or the result of ``pm.sample`` (ArviZ 0.x ``InferenceData``, ``xarray.DataTree`` from
+        PyMC 6, or a dict of group name to ``xarray.Dataset``, with a ``posterior`` and optionally a
+        ``sample_stats`` group): the frozen Kameleon proposal is then rebuilt from one chain's draws
+        as history subsample (at most 1000 rows, chosen with ``rng``), a Gaussian kernel of that
+        chain's last ``bandwidth`` stat (the median heuristic if absent) and its last ``scaling``
+        stat as ``nu^2`` (if absent, set as KameleonStep does: the kernel term at the last draw has
+        trace ``2.38^2/d`` times that of the subsample's covariance), and ``gamma``. This is the
+        frozen kernel rebuilt from the kept draws, not the exact subsample the chain used, and it
+        lives in the coordinates stored in the posterior (constrained space), which are the sampled
+        ones only for unconstrained variables.
     states : numpy.ndarray of shape (k, d), optional
         Full states at which to draw the proposal. Default: ``n_states`` rows of the history
         subsample (for adaptive Metropolis, of points drawn with ``rng`` from the Gaussian of
@@ -251,19 +256,19 @@ def plot_proposals(
         ``logp(states) -> log-densities``, mapping an ``(m, d)`` array of full states to ``(m,)``
         values, for the background. Default: the step's compiled log-density. The background is
         a 2-D slice through the mean of the history subsample (the other coordinates fixed
-        there); without a log-density (InferenceData, pseudo-marginal model) it is a histogram
+        there); without a log-density (sampling result, pseudo-marginal model) it is a histogram
         of the draws or the history.
     show_history : bool, default True
         Scatter the history subsample.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure by default.
     gamma : float, default 0.2
-        InferenceData only: standard deviation of the isotropic term (KameleonStep's default).
+        Sampling result only: standard deviation of the isotropic term (KameleonStep's default).
     chain : int, default -1
-        InferenceData only: position of the chain along the ``chain`` dimension. The default,
+        Sampling result only: position of the chain along the ``chain`` dimension. The default,
         the last chain, is the one a step sampled with ``cores=1`` holds.
     var_names : sequence of str, optional
-        InferenceData only: posterior variables forming the state, each raveled, concatenated in
+        Sampling result only: posterior variables forming the state, each raveled, concatenated in
         this order; default all of them.
     rng : int or numpy.random.Generator, optional
         Seed or generator (:func:`numpy.random.default_rng`) for the random choices.
@@ -279,16 +284,14 @@ def plot_proposals(
     rng = np.random.default_rng(rng)
     if isinstance(step_or_idata, AdaptiveMHStep):
         view = _step_view(step_or_idata, rng)
-    else:
-        try:
-            step_or_idata["posterior"]
-        except (KeyError, TypeError, AttributeError):
-            raise TypeError(
-                "plot_proposals expects a run KameleonStep or AdaptiveMetropolis, or the "
-                f"InferenceData from pm.sample; got {type(step_or_idata).__name__} (for a "
-                "KMCStep, use plot_trajectories)."
-            ) from None
+    elif is_sampling_result(step_or_idata):
         view = _idata_view(step_or_idata, gamma, chain, var_names, rng)
+    else:
+        raise TypeError(
+            "plot_proposals expects a run KameleonStep or AdaptiveMetropolis, or the result of "
+            "pm.sample (an arviz.InferenceData, an xarray.DataTree or a dict of xarray.Dataset "
+            f"groups); got {type(step_or_idata).__name__} (for a KMCStep, use plot_trajectories)."
+        )
     coords = check_coords(coords, view.dim)
     if states is None:
         points = view.history if view.history is not None else view.cloud

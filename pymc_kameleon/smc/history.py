@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytensor
 
-from pymc_kameleon._compat import get_value_vars_from_user_vars, modelcontext
+from pymc_kameleon._compat import get_value_vars_from_user_vars, modelcontext, posterior_dataset
 
 __all__ = ["initial_history_from_smc"]
 
@@ -27,7 +27,7 @@ def initial_history_from_smc(idata: Any, vars: Any = None, model: Any = None) ->
 
     Parameters
     ----------
-    idata : InferenceData or DataTree
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
         The result of ``pm.sample_smc``; every chain's particles are used (as rows).
     vars : list of PyMC variables, optional
         The step's ``vars`` (random variables or their value variables), in the same order;
@@ -41,16 +41,18 @@ def initial_history_from_smc(idata: Any, vars: Any = None, model: Any = None) ->
 
     Raises
     ------
+    TypeError
+        If ``idata`` is not sampling output.
     ValueError
         If a variable is missing from ``idata["posterior"]``.
     """
+    posterior = posterior_dataset(idata, "posterior", reader="initial_history_from_smc")
     model = modelcontext(model)
     value_vars = (
         model.continuous_value_vars if vars is None
         else get_value_vars_from_user_vars(vars, model)
     )  # fmt: skip
     free_rvs = list(model.free_RVs)
-    posterior = idata["posterior"]
     missing = [rv.name for rv in free_rvs if rv.name not in posterior]
     if missing:
         raise ValueError(

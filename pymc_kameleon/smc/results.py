@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from pymc_kameleon._compat import posterior_dataset
+
 __all__ = ["final_log_marginal_likelihood", "stage_stat"]
 
 
@@ -17,7 +19,7 @@ def stage_stat(idata: Any, name: str) -> list[np.ndarray]:
 
     Parameters
     ----------
-    idata : InferenceData or DataTree
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
         The result of ``pm.sample_smc``.
     name : str
         A stat of the kernel, e.g. ``"beta"``, ``"accept_rate"``, ``"n_steps"``.
@@ -26,8 +28,14 @@ def stage_stat(idata: Any, name: str) -> list[np.ndarray]:
     -------
     list of numpy.ndarray
         One array per chain, one value per stage.
+
+    Raises
+    ------
+    TypeError
+        If ``idata`` is not sampling output.
     """
-    values = np.asarray(idata["sample_stats"][name].values, dtype=object)
+    stats = posterior_dataset(idata, "sample_stats", reader="stage_stat")
+    values = np.asarray(stats[name].values, dtype=object)
     rows = values.reshape(values.shape[0], -1)
     if rows.shape[0] == 1 and all(isinstance(item, list | tuple | np.ndarray) for item in rows[0]):
         rows = [[item] for item in rows[0]]  # ragged: stored as one "chain" of per-chain lists
@@ -45,7 +53,7 @@ def final_log_marginal_likelihood(idata: Any) -> np.ndarray:
 
     Parameters
     ----------
-    idata : InferenceData or DataTree
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
         The result of ``pm.sample_smc``.
 
     Returns

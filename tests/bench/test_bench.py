@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pymc as pm
 import pytest
 from scipy import stats
 
+from pymc_kameleon._compat import SLICE_MAX_STEPS, posterior_dataset
 from pymc_kameleon.bench import build_tasks, get_problem, load_records, run_task
 from pymc_kameleon.bench.__main__ import main as bench_main
 from pymc_kameleon.bench.metrics import accuracy_metrics, quantile_error
@@ -80,7 +82,11 @@ def test_quantile_error_of_chi2_draws():
 )
 def test_evaluation_counts_from_stats_match_the_call_counter(step, kind, calls_per_new_point):
     """The stats-based count equals the costly Op's own call count (PyMC's Metropolis-type
-    steps evaluate both points of ``logp(new) - logp(current)``)."""
+    steps evaluate both points of ``logp(new) - logp(current)``).
+
+    PyMC 6's Slice is the exception: an end of the stepping out that uses up its random budget
+    skips an evaluation that no stat records, and the count subtracts the expected number of
+    those, so it is allowed three standard deviations (the square root of that number)."""
     problem = get_problem("banana-0.1-costly")
     model = problem.build_model()
     op = model.costly_op
@@ -98,9 +104,15 @@ def test_evaluation_counts_from_stats_match_the_call_counter(step, kind, calls_p
             progressbar=False,
             compute_convergence_checks=False,
         )
-    counted = count_evaluations(idata["sample_stats"], kind, problem.dim)
+    stats = posterior_dataset(idata, "sample_stats")
+    counted = count_evaluations(stats, kind, problem.dim)
     initial_point_checks = op.calls - round(calls_per_new_point * counted)
-    assert 0 <= initial_point_checks <= 3
+    slack = 0.0
+    if kind == "slice" and SLICE_MAX_STEPS is not None:
+        iterations = stats.sizes["chain"] * stats.sizes["draw"]
+        steps_out = int(stats["nstep_out"].values.sum())
+        slack = 3.0 * math.sqrt((steps_out + 2 * problem.dim * iterations) / SLICE_MAX_STEPS)
+    assert -slack <= initial_point_checks <= 3 + slack
 
 
 def test_build_tasks_sizes_and_errors():

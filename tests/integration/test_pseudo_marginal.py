@@ -357,6 +357,7 @@ class ExactGibbsY(BlockedStep):
         return new, []
 
 
+@pytest.mark.statistical
 def test_compound_with_a_noise_free_gibbs_step_is_exact():
     """x | data ~ N(y_obs/2, 1/2) and y ~ N(y_obs/2, 3/2): within 4 MCSE."""
     model = native_model(extra_y=True)

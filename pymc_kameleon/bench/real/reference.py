@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pymc as pm
 
+from pymc_kameleon._compat import posterior_dataset
 from pymc_kameleon.bench.real.models import get_real_model
 from pymc_kameleon.bench.real.summaries import SUMMARY_FIELDS, scalar_draws, summarise
 
@@ -123,7 +124,7 @@ def build_reference(name: str, settings: NutsSettings = NutsSettings()) -> Refer
     seconds = time.perf_counter() - start
     labels, draws = scalar_draws(idata, var_names)
     summary = summarise(draws)
-    stats = idata["sample_stats"]
+    stats = posterior_dataset(idata, "sample_stats")
     pooled = draws.reshape(-1, draws.shape[-1])
     keep = np.linspace(0, pooled.shape[0] - 1, N_STORED_DRAWS).round().astype(int)
     meta = {

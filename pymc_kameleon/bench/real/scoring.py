@@ -244,12 +244,13 @@ def score_draws(
 
 
 def score_run(idata: Any, reference: Any, tol: Tolerances = Tolerances()) -> Score:
-    """Score a run's posterior (InferenceData) against a reference.
+    """Score a run's posterior against a reference.
 
     Parameters
     ----------
-    idata : arviz.InferenceData
-        With a ``posterior`` group holding the reference's variables.
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
+        The result of ``pm.sample``, with a ``posterior`` group holding the reference's
+        variables (an ``xarray.Dataset`` is taken as that group).
     reference : Reference
     tol : Tolerances
 

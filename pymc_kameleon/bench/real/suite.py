@@ -32,6 +32,7 @@ import pymc as pm
 from pymc.smc.kernels import IMH, MH
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonSMC, KameleonStep, KMCStep
+from pymc_kameleon._compat import posterior_dataset, result_groups
 from pymc_kameleon.bench.real.models import CI_MODELS, REAL_MODELS, get_real_model
 from pymc_kameleon.bench.real.reference import load_reference
 from pymc_kameleon.bench.real.scoring import score_run
@@ -262,7 +263,7 @@ def _acceptance(stats: Any) -> float:
 
 
 def _sample(task: RealTask, model: pm.Model) -> tuple[Any, int]:
-    """Run the task's sampler; return the InferenceData and the log-density evaluations."""
+    """Run the task's sampler; return its result and the log-density evaluations."""
     dim = int(sum(np.size(v) for v in model.initial_point().values()))
     with model, warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -290,9 +291,9 @@ def _sample(task: RealTask, model: pm.Model) -> tuple[Any, int]:
             progressbar=False,
             compute_convergence_checks=False,
         )
-    evals = count_evaluations(idata["sample_stats"], spec.kind, dim)
-    if task.tune and "warmup_sample_stats" in idata.groups():
-        evals += count_evaluations(idata["warmup_sample_stats"], spec.kind, dim)
+    evals = count_evaluations(posterior_dataset(idata, "sample_stats"), spec.kind, dim)
+    if task.tune and "warmup_sample_stats" in result_groups(idata):
+        evals += count_evaluations(posterior_dataset(idata, "warmup_sample_stats"), spec.kind, dim)
     return idata, evals
 
 
@@ -333,8 +334,8 @@ def run_real_task(task: RealTask) -> dict[str, Any]:
             reference = load_reference(task.model, task.reference_dir)
             idata, evals = _sample(task, model)
             score = score_run(idata, reference)
-            stats = idata["sample_stats"]
-            seconds = float(idata["posterior"].attrs.get("sampling_time", math.nan))
+            stats = posterior_dataset(idata, "sample_stats")
+            seconds = float(posterior_dataset(idata).attrs.get("sampling_time", math.nan))
             record.update(
                 status="ok",
                 passed=score.passed,

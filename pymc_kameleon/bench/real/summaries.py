@@ -1,12 +1,14 @@
 """Per-scalar posterior summaries with Monte Carlo standard errors (ArviZ), shared by the
-reference builder and the scorer."""
+reference builder and the scorer. ESS, MCSE and R-hat are computed from the draws the same way on
+ArviZ 0.x and 1 (:mod:`pymc_kameleon._compat`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import arviz as az
 import numpy as np
+
+from pymc_kameleon._compat import ess_array, mcse_array, posterior_dataset, rhat_array
 
 __all__ = ["SUMMARY_FIELDS", "scalar_draws", "summarise"]
 
@@ -39,8 +41,9 @@ def scalar_draws(posterior: Any, var_names: list[str]) -> tuple[list[str], np.nd
 
     Parameters
     ----------
-    posterior : xarray.Dataset or arviz.InferenceData
-        Posterior draws (an ``InferenceData`` is read from its ``posterior`` group).
+    posterior : xarray.Dataset, arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
+        Posterior draws: a Dataset is the posterior itself; a sampling result is read from its
+        ``posterior`` group.
     var_names : list of str
         Variables to flatten (C order over their non-sample dimensions).
 
@@ -49,9 +52,16 @@ def scalar_draws(posterior: Any, var_names: list[str]) -> tuple[list[str], np.nd
     labels : list of str
         ``"name"`` or ``"name[i]"`` / ``"name[i,j]"`` by position.
     draws : numpy.ndarray, shape (chain, draw, k)
+
+    Raises
+    ------
+    TypeError
+        If ``posterior`` is neither a Dataset nor sampling output.
     """
-    if hasattr(posterior, "groups"):
-        posterior = posterior["posterior"]
+    import xarray as xr
+
+    if not isinstance(posterior, xr.Dataset):
+        posterior = posterior_dataset(posterior, "posterior", reader="scalar_draws")
     labels, columns = [], []
     for name in var_names:
         values = np.asarray(posterior[name].values, dtype=float)
@@ -83,7 +93,8 @@ def summarise(draws: np.ndarray) -> dict[str, np.ndarray]:
     -------
     dict of str to numpy.ndarray
         One array of length ``k`` per name in :data:`SUMMARY_FIELDS`. ESS and R-hat are
-        ArviZ's rank-normalised versions; R-hat is NaN for a single chain. The sd's MCSE is
+        ArviZ's rank-normalised versions (the tail ESS at the 5 % and 95 % quantiles); R-hat is
+        NaN for a single chain. The sd's MCSE is
         ``mcse(variance) / (2 sd)``, the variance's MCSE being ArviZ's MCSE of the mean of the
         squared deviations.
     """
@@ -98,16 +109,16 @@ def summarise(draws: np.ndarray) -> dict[str, np.ndarray]:
         out[tag] = np.quantile(pooled, q, axis=0)
     for j in range(draws.shape[-1]):
         x = draws[..., j]
-        out["mcse_mean"][j] = _nan_safe(az.mcse, x, method="mean")
+        out["mcse_mean"][j] = _nan_safe(mcse_array, x, method="mean")
         # delta method on the variance, itself a mean of squared deviations
-        mcse_var = _nan_safe(az.mcse, (x - out["mean"][j]) ** 2, method="mean")
+        mcse_var = _nan_safe(mcse_array, (x - out["mean"][j]) ** 2, method="mean")
         out["mcse_sd"][j] = mcse_var / (2.0 * out["sd"][j])
         for q, tag in ((0.05, "05"), (0.5, "50"), (0.95, "95")):
-            out[f"mcse_q{tag}"][j] = _nan_safe(az.mcse, x, method="quantile", prob=q)
-        out["ess_bulk"][j] = _nan_safe(az.ess, x, method="bulk")
-        out["ess_tail"][j] = _nan_safe(az.ess, x, method="tail")
-        out["ess_q05"][j] = _nan_safe(az.ess, x, method="quantile", prob=0.05)
-        out["ess_q95"][j] = _nan_safe(az.ess, x, method="quantile", prob=0.95)
+            out[f"mcse_q{tag}"][j] = _nan_safe(mcse_array, x, method="quantile", prob=q)
+        out["ess_bulk"][j] = _nan_safe(ess_array, x, method="bulk")
+        out["ess_tail"][j] = _nan_safe(ess_array, x, method="tail")
+        out["ess_q05"][j] = _nan_safe(ess_array, x, method="quantile", prob=0.05)
+        out["ess_q95"][j] = _nan_safe(ess_array, x, method="quantile", prob=0.95)
         if draws.shape[0] > 1:
-            out["rhat"][j] = _nan_safe(az.rhat, x)
+            out["rhat"][j] = _nan_safe(rhat_array, x)
     return out
