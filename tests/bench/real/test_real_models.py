@@ -7,6 +7,7 @@ checked against independent implementations: plain loops and SciPy densities.
 from __future__ import annotations
 
 import numpy as np
+import pytensor
 import pytensor.tensor as pt
 import pytest
 from pymc.model.transform.conditioning import remove_value_transforms
@@ -27,6 +28,24 @@ from pymc_kameleon.bench.real.models import (
     longley,
     nile_arma,
 )
+
+
+#: Tests whose graphs the Python linker cannot run: the ARMA models' loop-free recurrence has
+#: Elemwise nodes with more than 32 inputs, over NumPy's limit for a ufunc; they compile in C.
+NEEDS_C_LINKER = ("arma",)
+
+
+@pytest.fixture(autouse=True)
+def _python_linker(request):
+    # Each test compiles a model's log-density (or a part) to evaluate it a few times. PyTensor's
+    # Python linker runs the same rewritten graph without compiling C code for each of the 12
+    # models: with a cold compile cache (a user's first run) those compiles made this file about
+    # 2 minutes of the fast tier. The samplers run these models compiled as usual (bench suite).
+    if any(tag in request.node.name for tag in NEEDS_C_LINKER):
+        yield
+        return
+    with pytensor.config.change_flags(linker="py"):
+        yield
 
 
 def _logp_constrained(model, point):
