@@ -29,7 +29,6 @@ from pymc_kameleon.bench.real.models import (
     nile_arma,
 )
 
-
 #: Tests whose graphs the Python linker cannot run: the ARMA models' loop-free recurrence has
 #: Elemwise nodes with more than 32 inputs, over NumPy's limit for a ufunc; they compile in C.
 NEEDS_C_LINKER = ("arma",)
