@@ -8,25 +8,33 @@ normal ``N(0, I_d)`` with 2 chains x (500 warm-up + 500 draws), the same seed, t
 * ``cores=2``: one chain per worker process (PyMC's default ``fork`` start method on Linux).
 
 and prints PyMC's ``sampling_time`` (warm-up plus draws, compilation excluded), the ratios
-``cores=2 / cores=1`` (with 2 chains on 2 cores each chain has a core, so about 0.5-1 is right)
-and ``1 thread / cores=1``, and whether the runs gave the same draws: ``cores=2`` must equal
-``cores=1, BLAS 1 thread`` (both run their chains with one OpenBLAS thread); ``cores=1`` with
-several BLAS threads may differ in the last bits where OpenBLAS splits a product between threads
-(KameleonStep's d x d product at some d, AdaptiveMetropolis's d x d matrix-vector product at
-large d), and then the chains differ. Each configuration is repeated ``--repeats`` times in an
+``cores=1 / 1 thread`` and ``cores=2 / 1 thread`` (with 2 chains on 2 idle cores each chain has
+a core, so about 0.5-1 is right for the latter), and whether the runs gave the same draws: all
+must equal ``cores=1, BLAS 1 thread``. (Several BLAS threads may change the last bits where
+OpenBLAS splits a product between threads, and then the chains differ.) Each configuration is repeated ``--repeats`` times in an
 interleaved order and the median is reported. A tiny run of every configuration (2 x (20 + 5))
 first loads the compiled (Numba) kernels, so they are not timed; its ``cores=2`` time is shown as
 the fixed cost of starting the worker processes, which ``sampling_time`` includes.
+
+Since every iteration of a step runs with one BLAS thread in the user's process too
+(``pymc_kameleon.core._threads``), ``cores=1`` and ``cores=1, BLAS 1 thread`` should now take the
+same time and give the same draws. ``--load N`` keeps N busy processes running throughout (a
+shared machine, where contending BLAS threads hurt most). ``--save-draws FILE`` stores every
+configuration's draws; ``--reference-draws FILE`` compares this run's ``cores=1`` draws with a
+stored run's ``cores=1, BLAS 1 thread`` draws (e.g. from an earlier commit, run with
+``--configs cores1_blas1``).
 
 Usage::
 
     python benchmarks/bench_cores.py                     # d = 8, 50, 200; 2 repeats
     python benchmarks/bench_cores.py --dims 50 --steps kam --repeats 1
+    python benchmarks/bench_cores.py --load 2 --reference-draws old.npz
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import time
 
@@ -65,6 +73,21 @@ def run(step_key: str, dim: int, config: str, tune: int, draws: int, seed: int):
     return float(posterior.attrs["sampling_time"]), posterior["x"].values
 
 
+def _busy() -> None:
+    while True:
+        pass
+
+
+def start_load(n: int) -> list:
+    """``n`` busy processes (daemons: they end with this one)."""
+    workers = [
+        multiprocessing.get_context("fork").Process(target=_busy, daemon=True) for _ in range(n)
+    ]
+    for worker in workers:
+        worker.start()
+    return workers
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dims", type=int, nargs="+", default=[8, 50, 200])
@@ -73,7 +96,15 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--configs", nargs="+", choices=CONFIGS, default=list(CONFIGS))
+    parser.add_argument("--load", type=int, default=0, help="busy processes during the run")
+    parser.add_argument("--save-draws", help=".npz file for every configuration's draws")
+    parser.add_argument("--reference-draws", help=".npz file from --save-draws to compare with")
     args = parser.parse_args()
+    configs = tuple(args.configs)
+    reference = dict(np.load(args.reference_draws)) if args.reference_draws else None
+    saved: dict[str, np.ndarray] = {}
+    load = start_load(args.load)
 
     blas = [
         f"{lib['internal_api']} {lib.get('version')} ({lib.get('threading_layer')}, "
@@ -81,36 +112,54 @@ def main() -> None:
         for lib in threadpool_info()
         if lib["user_api"] == "blas"
     ]
-    print("BLAS:", "; ".join(blas) or "none found")
+    print("BLAS:", "; ".join(blas) or "none found", f"; {args.load} busy processes")
     print(
         "| step | d | cores=1 (s) | cores=1, BLAS 1 thread (s) | cores=2 (s) "
-        "| cores=2 / cores=1 | 1 thread / cores=1 | draws: cores=2 = 1 thread | cores=2 = cores=1 "
-        "| cores=2, 2 x (20 + 5) (s) |"
+        "| cores=1 / 1 thread | cores=2 / 1 thread | draws: cores=1 = 1 thread "
+        "| cores=2 = 1 thread | cores=1 = reference | cores=2, 2 x (20 + 5) (s) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for dim in args.dims:
         for step_key in args.steps:
-            for config in CONFIGS:  # load compiled kernels, start the worker code paths
-                overhead, _ = run(step_key, dim, config, 20, 5, args.seed)
-            times: dict[str, list[float]] = {c: [] for c in CONFIGS}
+            overhead = float("nan")
+            for config in configs:  # load compiled kernels, start the worker code paths
+                seconds, _ = run(step_key, dim, config, 20, 5, args.seed)
+                if config == "cores2":
+                    overhead = seconds
+            times: dict[str, list[float]] = {c: [] for c in configs}
             draws: dict[str, np.ndarray] = {}
             for repeat in range(args.repeats):
-                order = CONFIGS if repeat % 2 == 0 else CONFIGS[::-1]
+                order = configs if repeat % 2 == 0 else configs[::-1]
                 for config in order:
                     seconds, x = run(step_key, dim, config, args.tune, args.draws, args.seed)
                     times[config].append(seconds)
                     draws.setdefault(config, x)
-            t = {c: statistics.median(v) for c, v in times.items()}
-            same_1thread = np.array_equal(draws["cores2"], draws["cores1_blas1"])
-            same_cores1 = np.array_equal(draws["cores2"], draws["cores1"])
+            for config, x in draws.items():
+                saved[f"{step_key}_{dim}_{config}"] = x
+            t = {c: statistics.median(times[c]) if c in times else float("nan") for c in CONFIGS}
+
+            def same(a: str, b: str) -> str:
+                if a not in draws or b not in draws:
+                    return "-"
+                return "yes" if np.array_equal(draws[a], draws[b]) else "NO"
+
+            key = f"{step_key}_{dim}_cores1_blas1"
+            if reference is None or key not in reference or "cores1" not in draws:
+                same_reference = "-"
+            else:
+                same_reference = "yes" if np.array_equal(draws["cores1"], reference[key]) else "NO"
             print(
                 f"| {STEPS[step_key].__name__} | {dim} | {t['cores1']:.2f} | "
                 f"{t['cores1_blas1']:.2f} | {t['cores2']:.2f} | "
-                f"{t['cores2'] / t['cores1']:.2f} | {t['cores1_blas1'] / t['cores1']:.2f} | "
-                f"{'yes' if same_1thread else 'NO'} | {'yes' if same_cores1 else 'no'} | "
-                f"{overhead:.2f} |",
+                f"{t['cores1'] / t['cores1_blas1']:.2f} | {t['cores2'] / t['cores1_blas1']:.2f} | "
+                f"{same('cores1', 'cores1_blas1')} | {same('cores2', 'cores1_blas1')} | "
+                f"{same_reference} | {overhead:.2f} |",
                 flush=True,
             )
+    if args.save_draws:
+        np.savez(args.save_draws, **saved)
+    for worker in load:
+        worker.terminate()
 
 
 if __name__ == "__main__":

@@ -9,7 +9,10 @@ The gallery runs every ``examples/plot_*.py`` script at a reduced budget
 (``KAMELEON_EXAMPLE_SCALE``, default 0.25 here; 1.0 is the full budget of a script run by hand).
 No extension fetches anything from the network: there is no intersphinx, and MathJax is not
 loaded from a CDN but shipped in ``docs/_static/mathjax`` (see ``SOURCE.txt`` there), so the
-built pages render formulas offline, also when opened as files.
+built pages render formulas offline, also when opened as files. No page loads a script,
+stylesheet or image from the network either: sphinx-gallery's "Computation times" pages, which
+would (jQuery, DataTables and Bootstrap from CDNs), are not written (a build without ``-q``
+still logs the examples' run times); ``tests/docs/test_offline_html.py`` builds and checks.
 """
 
 from __future__ import annotations
@@ -47,7 +50,16 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip"]
+exclude_patterns = [
+    "_build",
+    "gallery/*.ipynb",
+    "gallery/*.py",
+    "gallery/*.zip",
+    # sphinx-gallery's computation-times pages load jQuery, DataTables and Bootstrap from CDNs;
+    # they are not written (below), and these keep out copies left by an earlier build
+    "sg_execution_times.rst",
+    "**/sg_execution_times.rst",
+]
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 
@@ -93,6 +105,10 @@ sphinx_gallery_conf = {
     "matplotlib_animations": False,
     "image_scrapers": ("matplotlib",),
     "within_subsection_order": "FileNameSortKey",
+    # no sg_execution_times.rst pages: their table script and styles come from CDNs (jQuery,
+    # DataTables, Bootstrap), and the docs work offline; the build log has the run times
+    # (an option since sphinx-gallery 0.18, the minimum in pyproject.toml)
+    "write_computation_times": False,
 }
 
 # --- HTML -----------------------------------------------------------------------------------

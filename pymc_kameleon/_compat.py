@@ -112,6 +112,7 @@ __all__ = [
     "result_groups",
     "rhat_array",
     "rvs_in_graph",
+    "sequential_chain",
     "warmup_length_from_sampler",
 ]
 
@@ -183,6 +184,42 @@ def warmup_length_from_sampler() -> int | None:
         return None
     finally:
         del frame  # break the reference cycle through the frame objects
+
+
+def sequential_chain() -> tuple[Any, int] | None:
+    """The ``pm.sample(cores=1)`` call starting this chain, and the chain's iterations.
+
+    PyMC 5 and 6 run sequential chains in ``_sample_many``, one ``_sample`` call per chain, and
+    ``_sample`` ends a chain on ``KeyboardInterrupt`` and goes on with the next one. Call this
+    at the start of a chain (``set_rng`` / ``setup_chain``): the first item (that loop's
+    progress-bar manager, one per ``pm.sample`` call) lets a step recognise the same call at the
+    start of its next chain, and the second (``_iter_sample``'s ``draws``, warm-up included)
+    tells it whether the previous chain ran to its end.
+
+    Returns
+    -------
+    tuple of (object, int), or None
+        None when the chain is not started by PyMC's sequential loop (parallel workers,
+        population sampling, other code).
+    """
+    frame = inspect.currentframe()
+    iterations = None
+    try:
+        for _ in range(_MAX_FRAMES):
+            frame = frame.f_back if frame is not None else None
+            if frame is None:
+                return None
+            name = frame.f_code.co_name
+            if name == "_iter_sample":
+                iterations = frame.f_locals.get("draws")
+            elif name == "_sample_many":
+                call = frame.f_locals.get("progress_manager")
+                if call is None or not isinstance(iterations, int):
+                    return None
+                return call, iterations
+        return None
+    finally:
+        del frame
 
 
 def infer_shape_input_shapes(args: tuple) -> Any:

@@ -1,4 +1,4 @@
-"""BLAS threads: one per forked worker process, and one inside KMC's surrogate refits.
+"""BLAS threads: one per forked worker process, and one inside every iteration of a step.
 
 The matrices of every step here are small (d x d with d up to a few hundred, n x d products with
 n about 1000). Several BLAS threads gain little on them, and OpenBLAS threads that spin-wait for
@@ -24,6 +24,14 @@ builds). Two mechanisms, both through ``threadpoolctl``:
   few hundred rows, where busy cores made a refit 5-10 times slower), in the user's own process.
   In a forked worker it does nothing: the process-wide limit above already holds for OpenBLAS,
   and the other libraries must not be touched there.
+* :func:`blas_thread_per_iteration`, the same limit around each iteration of a step in the
+  user's own process (``pm.sample(cores=1)``, PyMC's default on two cores, and population
+  sampling): at d = 50 KameleonStep's d x d gradient scatter under two contending OpenBLAS threads
+  took 62 ms per call instead of about 1 ms, a 40-56 s run instead of 1 s (BENCHMARKS.md,
+  "Sequential chains and BLAS threads"). It costs about a microsecond per iteration: it reads and
+  sets the thread counts of the BLAS libraries found at its first use, and puts back the user's
+  counts when the iteration ends, so that the user's own NumPy work between ``pm.sample`` calls
+  keeps its threads.
 """
 
 from __future__ import annotations
@@ -32,7 +40,12 @@ import contextlib
 import os
 from typing import Any
 
-__all__ = ["fork_safe_blas_controllers", "limit_blas_in_forked_worker", "single_blas_thread"]
+__all__ = [
+    "blas_thread_per_iteration",
+    "fork_safe_blas_controllers",
+    "limit_blas_in_forked_worker",
+    "single_blas_thread",
+]
 
 #: the process that imported the package; a different pid means a forked child of it (a spawned
 #: or forkserver child imports the package afresh and gets its own pid here)
@@ -40,6 +53,8 @@ _IMPORT_PID = os.getpid()
 #: the process in which :func:`limit_blas_in_forked_worker` last ran
 _LIMITED_PID: int | None = None
 _CONTROLLER: Any = None
+#: the BLAS libraries :func:`blas_thread_per_iteration` limits (found at its first use)
+_BLAS_LIBRARIES: list | None = None
 
 
 def _controller() -> Any:
@@ -117,3 +132,49 @@ def single_blas_thread() -> contextlib.AbstractContextManager:
     if controller is False:  # pragma: no cover
         return contextlib.nullcontext()
     return controller.limit(limits=1, user_api="blas")
+
+
+def _blas_libraries() -> list:
+    global _BLAS_LIBRARIES
+    if _BLAS_LIBRARIES is None:
+        controller = _controller()
+        _BLAS_LIBRARIES = (
+            []
+            if controller is False
+            else [lib for lib in controller.lib_controllers if lib.user_api == "blas"]
+        )
+    return _BLAS_LIBRARIES
+
+
+class _OneBlasThread:
+    """The ``with`` block of :func:`blas_thread_per_iteration` (one object per block)."""
+
+    __slots__ = ("_restore",)
+
+    def __enter__(self) -> None:
+        restore = []
+        if not in_forked_child():  # a forked worker keeps its process-wide limit (see above)
+            for lib in _blas_libraries():
+                threads = lib.get_num_threads()
+                if threads is not None and threads != 1:
+                    lib.set_num_threads(1)
+                    restore.append((lib, threads))
+        self._restore = restore
+
+    def __exit__(self, *exc_info: Any) -> None:
+        for lib, threads in self._restore:
+            lib.set_num_threads(threads)
+
+
+def blas_thread_per_iteration() -> contextlib.AbstractContextManager:
+    """Context manager for one iteration of a step: one BLAS thread inside, the user's after.
+
+    A cheaper :func:`single_blas_thread` (about a microsecond instead of 15): it reuses the list
+    of BLAS libraries found at its first use, and changes only those not already at one thread.
+    Does nothing in a forked worker (see the module docstring).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+    """
+    return _OneBlasThread()

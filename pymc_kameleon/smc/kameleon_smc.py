@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import math
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import numpy as np
 from pymc.smc.kernels import SMC_KERNEL
@@ -14,7 +15,7 @@ from pymc_kameleon._compat import (
     make_shared_replacements,
     modelcontext,
 )
-from pymc_kameleon.core.checks import check_int, check_number
+from pymc_kameleon.core.checks import check_int, check_number, show
 from pymc_kameleon.core.population import (
     DecorrelationRule,
     default_max_sweeps,
@@ -31,6 +32,7 @@ from pymc_kameleon.pseudo_marginal import (
     has_noisy_terms,
     strip_noisy_guards,
 )
+from pymc_kameleon.smc._input_checks import check_draws, check_proper_priors
 
 __all__ = ["KameleonSMC"]
 
@@ -110,6 +112,20 @@ class KameleonSMC(SMC_KERNEL):
         Passed to :class:`pymc.smc.kernels.SMC_KERNEL` by ``pm.sample_smc`` (``draws``,
         ``threshold``, ``model``, ...).
 
+    Raises
+    ------
+    ValueError
+        Before anything is compiled or drawn: if a free variable's prior is improper
+        (``pm.Flat``, ``pm.HalfFlat``, ``pm.ICAR``, also under a transform or inside another
+        distribution), which SMC cannot start from; if ``draws`` is below ``2 (d + 1)`` for the
+        ``d`` sampled (raveled) coordinates (the population's covariance needs ``d + 1``
+        distinct particles, and a resampling keeps about half of them distinct; use 10 d or
+        more); or if an option is out of range.
+    TypeError
+        If there is no model (a ``KameleonSMC(...)`` built by hand outside ``with model:``), or
+        an unknown option; calling an instance (``pm.sample_smc(kernel=KameleonSMC())``) also
+        raises, saying to pass the class.
+
     Notes
     -----
     Stats per stage (``sample_stats``, one value per stage and chain): ``log_marginal_likelihood``
@@ -155,29 +171,20 @@ class KameleonSMC(SMC_KERNEL):
         max_steps: int | None = None,
         **kwargs: Any,
     ) -> None:
-        self.gamma = float(check_number("gamma", gamma, minimum=0.0, open_minimum=True))
-        self.n_basis = check_int("n_basis", n_basis, minimum=2, hint="500 is the default.")
-        self.global_weight = float(
-            check_number("global_weight", global_weight, minimum=0.0, maximum=1.0,
-                         open_maximum=True)
-        )  # fmt: skip
-        self.target_accept = float(
-            check_number(
-                "target_accept",
-                target_accept,
-                minimum=0.0,
-                maximum=1.0,
-                open_minimum=True,
-                open_maximum=True,
-            )
-        )
-        self.max_correlation = float(
-            check_number("max_correlation", max_correlation, minimum=0.0, maximum=1.0,
-                         open_minimum=True)
-        )  # fmt: skip
-        if max_steps is not None:
-            check_int("max_steps", max_steps, minimum=1, hint="leave it out for max(30, 5 d).")
-        model = modelcontext(kwargs.get("model"))
+        base = _base_arguments(args, kwargs)
+        options = {
+            "gamma": gamma, "n_basis": n_basis, "global_weight": global_weight,
+            "target_accept": target_accept, "max_correlation": max_correlation,
+            "max_steps": max_steps,
+        }  # fmt: skip
+        self._set_checked_options(**options)
+        #: the arguments given other than the defaults, for the message of :meth:`__call__`
+        self._given = _non_default_arguments(base, options)
+        model = _model_of(base.get("model"))
+        # before compiling or drawing anything: the model's priors, then the particle count
+        check_proper_priors(model)
+        coordinate_names = _coordinate_names(model, model.value_vars)
+        check_draws(base.get("draws", _BASE_DEFAULTS["draws"]), len(coordinate_names))
         noisy = has_noisy_terms(model)
         if noisy:
             with allow_noisy_evaluation():  # PyMC's base compiles the guarded graph once
@@ -187,10 +194,54 @@ class KameleonSMC(SMC_KERNEL):
             super().__init__(*args, **kwargs)
         self.noisy_likelihood = noisy
         #: a label per coordinate of the raveled particles, for error messages
-        self.coordinate_names = _coordinate_names(model, self.variables)
+        self.coordinate_names = coordinate_names
         dim = len(self.coordinate_names)
         self.max_steps = default_max_sweeps(dim) if max_steps is None else int(max_steps)
         self._reset_stage_state()
+
+    def _set_checked_options(
+        self, gamma, n_basis, global_weight, target_accept, max_correlation, max_steps
+    ) -> None:
+        """Check the kernel's own options and keep them (``max_steps`` is set once d is known)."""
+        self.gamma = float(check_number("gamma", gamma, minimum=0.0, open_minimum=True))
+        self.n_basis = check_int("n_basis", n_basis, minimum=2, hint="500 is the default.")
+        self.global_weight = float(
+            check_number("global_weight", global_weight, minimum=0.0, maximum=1.0,
+                         open_maximum=True)
+        )  # fmt: skip
+        self.target_accept = float(
+            check_number("target_accept", target_accept, minimum=0.0, maximum=1.0,
+                         open_minimum=True, open_maximum=True)
+        )  # fmt: skip
+        self.max_correlation = float(
+            check_number("max_correlation", max_correlation, minimum=0.0, maximum=1.0,
+                         open_minimum=True)
+        )  # fmt: skip
+        if max_steps is not None:
+            check_int("max_steps", max_steps, minimum=1, hint="leave it out for max(30, 5 d).")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
+        """Refuse to be called: ``pm.sample_smc`` takes the class, not an instance.
+
+        ``pm.sample_smc(kernel=KameleonSMC())`` would otherwise fail with "'KameleonSMC' object
+        is not callable": PyMC calls ``kernel(draws=..., start=..., model=..., random_seed=...,
+        **kernel_kwargs)`` to build the kernel itself.
+
+        Raises
+        ------
+        TypeError
+            Always, with the call to make instead (the instance's options as keywords).
+        """
+        given = getattr(self, "_given", {}) or {"max_steps": 50}
+        options = ", ".join(f"{name}={show(value)}" for name, value in given.items())
+        name = type(self).__name__
+        raise TypeError(
+            f"pm.sample_smc(kernel=...) takes the kernel class and builds the kernel itself "
+            f"(with the run's draws, model and random seed), so pass {name}, not an instance "
+            f"{name}(...): give the kernel's options as keywords of pm.sample_smc, e.g. "
+            f"pm.sample_smc(kernel={name}, {options}). Its options: "
+            f"{', '.join(_OPTION_DEFAULTS)}."
+        )
 
     def _reset_stage_state(self) -> None:
         self.log_factors = [0.0, 0.0]  # Kameleon move, population random walk
@@ -334,6 +385,59 @@ class KameleonSMC(SMC_KERNEL):
             "max_correlation": self.max_correlation,
             "max_steps": self.max_steps,
         }
+
+
+#: the kernel's own options and their defaults
+_OPTION_DEFAULTS = {
+    name: p.default
+    for name, p in inspect.signature(KameleonSMC.__init__).parameters.items()
+    if p.kind is inspect.Parameter.KEYWORD_ONLY
+}
+_BASE_SIGNATURE = inspect.signature(SMC_KERNEL.__init__)
+#: PyMC's kernel arguments (``draws``, ``start``, ``model``, ...) and their defaults
+_BASE_DEFAULTS = {
+    name: p.default for name, p in _BASE_SIGNATURE.parameters.items() if name != "self"
+}
+
+
+def _non_default_arguments(base: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """``draws``/``threshold`` if given, and the kernel's options that differ from the default."""
+    given = {name: base[name] for name in ("draws", "threshold") if name in base}
+    given.update((k, v) for k, v in options.items() if v != _OPTION_DEFAULTS[k])
+    return given
+
+
+def _base_arguments(args: tuple, kwargs: dict) -> dict[str, Any]:
+    """The arguments for PyMC's base kernel given (by position or keyword), by name.
+
+    Raises
+    ------
+    TypeError
+        For an argument neither the kernel nor PyMC's base kernel takes (a misspelt option),
+        naming both lists.
+    """
+    try:
+        return dict(_BASE_SIGNATURE.bind_partial(None, *args, **kwargs).arguments)
+    except TypeError as exc:
+        raise TypeError(
+            f"KameleonSMC: {exc}. Its options are {', '.join(_OPTION_DEFAULTS)}; pm.sample_smc "
+            f"passes it {', '.join(_BASE_DEFAULTS)}."
+        ) from None
+
+
+def _model_of(model: Any) -> Any:
+    """``model``, or the one of the ``with`` block; a TypeError that says what to do if none."""
+    try:
+        return modelcontext(model)
+    except TypeError:
+        if model is not None:
+            raise
+        raise TypeError(
+            "KameleonSMC needs a model: none was given and there is no `with model:` block. "
+            "pm.sample_smc builds the kernel for the model, so pass the class, not an instance: "
+            "`with model: pm.sample_smc(kernel=KameleonSMC, max_steps=50)` (the kernel's "
+            "options as keywords of pm.sample_smc), not `kernel=KameleonSMC(...)`."
+        ) from None
 
 
 def _coordinate_names(model: Any, variables: list) -> list[str]:

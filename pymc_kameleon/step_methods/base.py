@@ -33,7 +33,7 @@ from pymc_kameleon._compat import (
     make_shared_replacements,
     warmup_length_from_sampler,
 )
-from pymc_kameleon.core._threads import limit_blas_in_forked_worker
+from pymc_kameleon.core._threads import blas_thread_per_iteration, limit_blas_in_forked_worker
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
 from pymc_kameleon.core.checks import check_bool, check_int, check_mapping
 from pymc_kameleon.pseudo_marginal import in_noisy_model, noise_variables, strip_noisy_guards
@@ -44,7 +44,12 @@ from pymc_kameleon.step_methods.arguments import (
     model_and_point,
     resolve_vars,
 )
-from pymc_kameleon.step_methods.noise import check_noise_ownership, compile_noisy_log_density
+from pymc_kameleon.step_methods.interrupts import compiled_code_interrupts, stop_if_interrupted
+from pymc_kameleon.step_methods.noise import (
+    check_noise_ownership,
+    compile_noisy_log_density,
+    warn_noisy_estimate,
+)
 from pymc_kameleon.step_methods.pooling import pooled_variant
 
 __all__ = [
@@ -171,6 +176,7 @@ class GradientFreeStep(ArrayStepShared):
         #: warm-up iterations of the current chain, when PyMC says (None otherwise)
         self.warmup_length: int | None = None
         super().__init__(vars, shared, blocked=blocked, rng=rng)
+        self._chain_iterations = 0  # (not in the sampling state, which PyMC resets per chain)
         self._reset_chain_state()
         if self.pool_warmup:
             self.remember_origin()
@@ -232,6 +238,20 @@ class GradientFreeStep(ArrayStepShared):
         """Whether the model's log-density is a stochastic estimate (noise is part of the state)."""
         return self._noisy_logp is not None
 
+    def step(self, point):
+        """One iteration (PyMC's entry point), with one BLAS thread inside it.
+
+        Two OpenBLAS threads contending with the sampling process for the cores made the small
+        dense products of an iteration up to 50 times slower (see
+        :mod:`pymc_kameleon.core._threads`). A ``KeyboardInterrupt`` (Ctrl-C) that arrives
+        while a compiled (Numba) function runs can surface as a ``SystemError`` whose cause is
+        the interrupt: it is raised as the ``KeyboardInterrupt`` it is.
+        """
+        with blas_thread_per_iteration(), compiled_code_interrupts():
+            result = super().step(point)
+        self._chain_iterations += 1
+        return result
+
     # ----------------------------------------------------------------------------------------
     # chain life cycle
     def _reset_common_state(self) -> None:
@@ -259,6 +279,8 @@ class GradientFreeStep(ArrayStepShared):
         raise NotImplementedError
 
     def _start_chain(self, rng, tune: int | None = None) -> None:
+        stop_if_interrupted(id(self), self._chain_iterations)  # Ctrl-C ends the whole call
+        self._chain_iterations = 0
         limit_blas_in_forked_worker()
         self.rng = get_random_generator(rng, copy=False)
         self.tune = True if tune is None else bool(tune)
@@ -289,14 +311,7 @@ class GradientFreeStep(ArrayStepShared):
         if self.tune and self.iteration > 0:
             self.stuck_warning = self._stuck_chain_message()
         if self.tune and self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
-            warnings.warn(
-                f"{type(self).__name__}: the standard deviation of the log-likelihood estimate "
-                f"at the current state is about {self.noise_sd:.2g}. Pseudo-marginal chains "
-                "stick when it is well above 1-2; reduce the estimator's variance (more "
-                "importance samples, particles or simulations).",
-                UserWarning,
-                stacklevel=2,
-            )
+            warn_noisy_estimate(type(self).__name__, self.noise_sd)
         super().stop_tuning()
 
     def _adapting(self) -> bool:

@@ -11,6 +11,7 @@ values ``u``, and a second function draws ``u`` from its distribution (which may
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,7 +26,12 @@ from pymc_kameleon._compat import (
 )
 from pymc_kameleon.pseudo_marginal import noise_variables, strip_noisy_guards
 
-__all__ = ["NoisyLogDensity", "check_noise_ownership", "compile_noisy_log_density"]
+__all__ = [
+    "NoisyLogDensity",
+    "check_noise_ownership",
+    "compile_noisy_log_density",
+    "warn_noisy_estimate",
+]
 
 _SEED_BOUND = 2**63
 
@@ -170,3 +176,22 @@ def _noisy_terms(model) -> list[tuple[str, set[str]]]:
     if not terms:  # noise elsewhere (PyMC normally refuses it in distribution terms)
         terms.append(("model log-density", set(values.values())))
     return terms
+
+
+def warn_noisy_estimate(step_name: str, noise_sd: float) -> None:
+    """Warn (end of warm-up) that the log-likelihood estimate is too noisy for the chain to mix.
+
+    Parameters
+    ----------
+    step_name : str
+    noise_sd : float
+        The standard deviation of the log-likelihood estimate at the current state.
+    """
+    warnings.warn(
+        f"{step_name}: the standard deviation of the log-likelihood estimate at the current "
+        f"state is about {noise_sd:.2g}. Pseudo-marginal chains stick when it is well above "
+        "1-2; reduce the estimator's variance (more importance samples, particles or "
+        "simulations).",
+        UserWarning,
+        stacklevel=3,  # the caller of the step's stop_tuning
+    )

@@ -1,9 +1,11 @@
-"""BLAS threads: one per forked chain process, the user's own process left alone.
+"""BLAS threads: one per forked chain process and inside each iteration, the user's kept.
 
 With ``pm.sample(cores > 1)`` and the ``fork`` start method PyMC does not limit BLAS threads in
 its workers; two chain processes each running OpenBLAS with several spinning threads on shared
 cores made KameleonStep 18-42 times slower (BENCHMARKS.md). Every step limits fork-safe BLAS
-(OpenBLAS with pthreads) to one thread at the start of a chain in a forked worker.
+(OpenBLAS with pthreads) to one thread at the start of a chain in a forked worker. With
+``cores=1`` (PyMC's default on two cores) the chains run in the user's process: there each
+iteration runs with one BLAS thread and puts the user's thread counts back when it ends.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pymc_kameleon.core import _threads
 from pymc_kameleon.core._threads import (
     fork_safe_blas_controllers,
     limit_blas_in_forked_worker,
+    blas_thread_per_iteration,
     single_blas_thread,
 )
 
@@ -38,7 +41,13 @@ def _child(conn) -> None:
     first = limit_blas_in_forked_worker()
     second = limit_blas_in_forked_worker()
     block = single_blas_thread()
-    conn.send((first, second, blas_threads(), isinstance(block, contextlib.nullcontext)))
+    for lib in fork_safe_blas_controllers():  # the iteration block must leave these alone
+        lib.set_num_threads(2)
+    with blas_thread_per_iteration():
+        inside = blas_threads()
+    conn.send(
+        (first, second, inside, blas_threads(), isinstance(block, contextlib.nullcontext))
+    )
     conn.close()
 
 
@@ -50,14 +59,42 @@ def test_forked_child_gets_one_thread_once_and_the_parent_keeps_its_own():
         receiver, sender = multiprocessing.Pipe(duplex=False)
         child = multiprocessing.get_context("fork").Process(target=_child, args=(sender,))
         child.start()
-        first, second, child_threads, nullcontext_in_child = receiver.recv()
+        first, second, inside, child_threads, nullcontext_in_child = receiver.recv()
         child.join(timeout=60)
         assert blas_threads() == before
     assert first is True and second is False  # once per process
-    assert child_threads == [1] * len(before)
+    assert child_threads == inside == [2] * len(before)
     # KMC's refit limit would touch every BLAS library; in a forked child it does nothing
     assert nullcontext_in_child
     assert not isinstance(single_blas_thread(), contextlib.nullcontext)
+
+
+def test_forked_child_limit_is_one_thread():
+    with threadpool_limits(limits=2, user_api="blas"):
+        receiver, sender = multiprocessing.Pipe(duplex=False)
+        child = multiprocessing.get_context("fork").Process(target=_child_limit, args=(sender,))
+        child.start()
+        child_threads = receiver.recv()
+        child.join(timeout=60)
+    assert child_threads == [1] * len(child_threads)
+
+
+def _child_limit(conn) -> None:
+    limit_blas_in_forked_worker()
+    conn.send(blas_threads())
+    conn.close()
+
+
+def test_iteration_block_limits_and_restores_the_users_threads():
+    with threadpool_limits(limits=2, user_api="blas"):
+        with blas_thread_per_iteration():
+            inside = blas_threads()
+            with blas_thread_per_iteration():  # nested (KMC's refit block) leaves it at 1
+                nested = blas_threads()
+            after_nested = blas_threads()
+        after = blas_threads()
+    assert inside == nested == after_nested == [1] * len(inside)
+    assert after == [2] * len(after)
 
 
 class ThreadRecordingAM(AdaptiveMetropolis):
@@ -91,9 +128,9 @@ def test_chains_in_worker_processes_use_one_blas_thread(cores):
                 progressbar=False,
                 compute_convergence_checks=False,
             )
-        assert blas_threads() == before  # the user's process is never changed
+        assert blas_threads() == before  # the user's thread counts are back after sampling
     seen = np.unique(idata.sample_stats["blas_threads"].values)
-    assert seen.tolist() == ([1] if cores == 2 else [2])
+    assert seen.tolist() == [1]  # in a worker process, and in the user's process (cores=1)
 
 
 @pytest.mark.parametrize("step_cls", [KameleonStep, AdaptiveMetropolis, KMCStep])
