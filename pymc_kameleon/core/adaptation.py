@@ -314,7 +314,8 @@ def robbins_monro_update(
     log_scale : float
         Current log scale (for example log nu^2).
     accept_prob : float
-        Acceptance probability of the last proposal, in [0, 1].
+        Acceptance probability of the last proposal, in [0, 1]; or a negative number for a
+        failure that should count more than a rejection (KMCStep's divergent trajectories).
     target : float
         Target acceptance probability in (0, 1).
     count : int

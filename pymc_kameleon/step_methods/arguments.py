@@ -31,6 +31,7 @@ __all__ = [
     "check_target_accept",
     "check_warmup",
     "model_and_point",
+    "parse_warmup_explore",
     "resolve_vars",
 ]
 
@@ -275,4 +276,23 @@ def model_and_point(model, initial_point) -> tuple[Model, dict]:
         return model, model.initial_point()
     return model, check_mapping(
         "initial_point", initial_point, hint="Use a point such as model.initial_point()."
+    )
+
+
+def parse_warmup_explore(warmup_explore: Any, initial_history: Any) -> float:
+    """KMCStep's ``warmup_explore`` argument (None: 0.5, or 0 with ``initial_history``).
+
+    Parameters
+    ----------
+    warmup_explore : float or None
+    initial_history : array or None
+
+    Returns
+    -------
+    float
+    """
+    if warmup_explore is None:
+        return 0.0 if initial_history is not None else 0.5
+    return float(
+        check_number("warmup_explore", warmup_explore, minimum=0.0, maximum=1.0, also="None")
     )

@@ -15,7 +15,7 @@ from pymc_kameleon import demo
 
 def test_default_budget_is_announced_under_a_minute():
     args = demo._parse_args([])
-    assert (args.tune, args.draws, args.chains, args.cores) == (5000, 5000, 4, 2)
+    assert (args.tune, args.draws, args.chains, args.cores) == (4000, 30000, 4, 2)
     assert 10 <= demo.estimate_seconds(args.tune, args.draws, args.chains, args.cores) <= 60
 
 
@@ -44,7 +44,9 @@ def test_demo_runs_at_a_tiny_budget(tmp_path, capsys):
     first_lines = printed.splitlines()[:2]
     assert "2 chains x (150 tune + 60 draws)" in first_lines[0]
     assert first_lines[1].startswith("This takes about ") and " s on 2 cores" in first_lines[1]
-    assert "ESS / 1k evals" in printed and "chi2 q error" in printed
+    assert "ESS / 1k evals" in printed and "ESS / s" in printed and "chi2 q error" in printed
+    assert "trusted" in printed and "KameleonStep is better on:" in printed
+    assert "pm.Metropolis is better on:" in printed
     assert f"Plot written to {out}" in printed
     assert out.is_file() and out.stat().st_size > 10_000
 
@@ -55,3 +57,28 @@ def test_demo_runs_at_a_tiny_budget(tmp_path, capsys):
     kameleon, metropolis = results
     assert kameleon.metrics["logp evals"] == 2 * 60  # one per iteration
     assert metropolis.metrics["logp evals"] == 2 * 60 * demo.D  # one per coordinate
+
+
+def make_result(label: str, **metrics: float) -> demo.DemoResult:
+    base = {
+        "logp evals": 1000.0, "min bulk ESS": 500.0, "ESS / 1k evals": 1.0, "ESS / s": 10.0,
+        "chi2 q error": 0.01, "acceptance": 0.3, "max R-hat": 1.001, "wall s": 10.0,
+    }  # fmt: skip
+    return demo.DemoResult(label, None, {**base, **metrics})
+
+
+def test_verdict_names_untrusted_runs_and_each_samplers_wins():
+    ours = make_result("KameleonStep", **{"ESS / 1k evals": 8.0, "ESS / s": 5.0})
+    theirs = make_result("pm.Metropolis", **{"max R-hat": 1.02, "wall s": 5.0})
+    lines = demo.verdict([ours, theirs])
+    assert (
+        lines[0] == "KameleonStep: 8.0x the ESS per 1000 log-density evaluations of pm.Metropolis."
+    )
+    assert lines[1] == "KameleonStep: 0.5x the ESS per second of pm.Metropolis."
+    assert "Not to be trusted" in lines[2] and "pm.Metropolis" in lines[2]
+    assert "KameleonStep" not in lines[2]
+    assert lines[3] == "KameleonStep is better on: ESS / 1k evals, max R-hat."
+    assert lines[4] == "pm.Metropolis is better on: ESS / s, wall s."
+    table = demo.format_table([ours, theirs])
+    assert table.splitlines()[2].rstrip().endswith("yes")
+    assert table.splitlines()[3].rstrip().endswith("no")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import math
 import pickle
+from pathlib import Path
 
 import cloudpickle
 import numpy as np
@@ -31,7 +32,7 @@ from pymc.stats.convergence import SamplerWarning
 from pymc.step_methods.compound import Competence
 from pymc.step_methods.state import equal_dataclass_values
 
-from pymc_kameleon import AdaptiveMetropolis, KameleonStep
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon._compat import EMIT_TUNE_STAT, result_groups
 from pymc_kameleon.core.adaptation import optimal_rw_scale, robbins_monro_update
 from pymc_kameleon.step_methods.adaptive_metropolis import AdaptiveMetropolisState
@@ -536,3 +537,24 @@ def test_invalid_proposals_rejected(step_cls, bad_value):
     assert np.all(np.isfinite(lp))
     assert np.all(np.isfinite(accept))
     assert step.n_invalid == int(invalid.sum())
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+@pytest.mark.parametrize(
+    "sampler_options", [{"target_accept": 0.8}, {"nuts": {"target_accept": 0.8}}]
+)
+def test_sampler_options_go_to_the_step_as_the_readme_says(sampler_options):
+    """PyMC refuses NUTS options next to ``step=``; the README says where they go instead."""
+    readme = " ".join(README.read_text().split())
+    assert "Invalid key found in step_kwargs" in readme
+    assert "pm.sample(step=KMCStep(target_accept=0.8))" in readme
+    with pm.Model():
+        pm.Normal("x", 0.0, 1.0)
+        with pytest.raises(ValueError, match="Invalid key found in step_kwargs"):
+            pm.sample(
+                step=KMCStep(), tune=5, draws=5, chains=1, progressbar=False, **sampler_options
+            )
+        for step_cls, value in ((KameleonStep, 0.3), (AdaptiveMetropolis, 0.3), (KMCStep, 0.8)):
+            assert step_cls(target_accept=value).target_accept == value

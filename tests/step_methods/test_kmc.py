@@ -30,6 +30,7 @@ from pymc.step_methods.state import equal_dataclass_values
 
 from pymc_kameleon import KMCStep
 from pymc_kameleon._compat import EMIT_TUNE_STAT
+from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.surrogates import FiniteScoreMatching, LiteSurrogate, Surrogate
 from pymc_kameleon.step_methods.kmc import KMCState
 
@@ -440,3 +441,30 @@ def test_fixed_lengthscale_and_diagonal_mass_run():
     assert step.lengthscale == 1.5
     assert step.inv_mass_diag is not None and step.inv_mass_diag.shape == (3,)
     assert np.all(step.inv_mass_diag > 0)
+
+
+def test_basis_is_capped_at_the_stored_states():
+    """``n_history`` far above the warm-up (5000 from 300 states) must not cost 5000 points."""
+    with pm.Model():
+        pm.Normal("x", 0.0, 1.0, shape=2)
+        step = KMCStep(n_history=5000)
+        result = pm.sample(
+            tune=300,
+            draws=20,
+            chains=1,
+            step=step,
+            random_seed=1,
+            progressbar=False,
+            compute_convergence_checks=False,
+        )
+    n_basis = result.sample_stats["n_basis"].values
+    assert 0 < n_basis.max() <= 300
+
+
+def test_from_history_draws_at_most_the_stored_states():
+    rng = np.random.default_rng(0)
+    history = ChainHistory(dim=2, capacity=1000)
+    history.extend(rng.normal(size=(40, 2)), 0)
+    fit = LiteSurrogate.from_history
+    assert fit(history, rng, lengthscale=1.0, n_basis=500, ridge=1e-3).n_basis == 40
+    assert fit(history, rng, lengthscale=1.0, n_basis=10, ridge=1e-3).n_basis == 10
