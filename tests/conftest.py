@@ -92,22 +92,29 @@ def shift_seed(seed, offset: int):
     return seed
 
 
-@pytest.fixture(autouse=True)
-def _offset_sample_seeds(seed_offset, monkeypatch):
+@pytest.fixture(scope="session", autouse=True)
+def _offset_sample_seeds(seed_offset):
+    """Shift every ``pm.sample``/``pm.sample_smc`` seed, for the whole session.
+
+    Session-wide so that module-scoped fixtures sample with the offset too (a function-scoped
+    patch came after them, and a test comparing a fixture's run with its own saw two seeds).
+    """
     if seed_offset == 0:
+        yield
         return
     original = pm.sample
+    original_smc = pm.sample_smc
 
     def sample(*args, random_seed=None, **kwargs):
         return original(*args, random_seed=shift_seed(random_seed, seed_offset), **kwargs)
 
-    monkeypatch.setattr(pm, "sample", sample)
-    original_smc = pm.sample_smc
-
     def sample_smc(*args, random_seed=None, **kwargs):
         return original_smc(*args, random_seed=shift_seed(random_seed, seed_offset), **kwargs)
 
-    monkeypatch.setattr(pm, "sample_smc", sample_smc)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pm, "sample", sample)
+        patch.setattr(pm, "sample_smc", sample_smc)
+        yield
 
 
 def _in_statistical_tier(item) -> bool:

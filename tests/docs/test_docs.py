@@ -8,6 +8,7 @@ Fragments that are not meant to run stand in ```` ```py ```` or ``{code-block}``
 from __future__ import annotations
 
 import ast
+import math
 import re
 from pathlib import Path
 from typing import ClassVar
@@ -86,6 +87,42 @@ def test_readme_quick_start_meets_its_own_criteria(tmp_path, monkeypatch, capsys
         print(f"\nREADME quick start at full budget:\n{summary}")
     assert (summary["r_hat"] < 1.01).all(), summary
     assert (summary["ess_bulk"] > 400).all(), summary
+
+
+@pytest.mark.slow
+def test_readme_other_uses_meet_the_trust_rule_as_the_text_says(tmp_path, monkeypatch):
+    """Each run of the "Other uses" block passes the rule; KMCStep's divergences are a handful."""
+    (block,) = [b for b in python_blocks(ROOT / "README.md") if "budget = dict(" in b]
+    runs = []
+    real_sample = pm.sample
+
+    def recording(*args, **kwargs):
+        kwargs.setdefault("progressbar", False)
+        runs.append((kwargs["step"], real_sample(*args, **kwargs)))
+        return runs[-1][1]
+
+    monkeypatch.setattr(pm, "sample", recording)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, str(ROOT / "README.md"), "exec"), {"__name__": "readme_other_uses"})
+    assert len(runs) == 4
+    for step, result in runs:
+        summary = az.summary(result, kind="diagnostics", round_to="none")
+        assert (summary["r_hat"] < 1.01).all(), (step, summary)
+        assert (summary["ess_bulk"] > 400).all(), (step, summary)
+    kmc_stats = next(r for s, r in runs if isinstance(s, KMCStep))["sample_stats"]
+    diverging = kmc_stats["diverging"].values
+    assert diverging.sum() <= 0.01 * diverging.size  # "a handful" (17 of 8000 on 3.11)
+
+
+@pytest.mark.slow
+def test_demo_default_run_meets_the_trust_rule(tmp_path):
+    """README command 1 at its defaults: KameleonStep's run is one the README's rule trusts."""
+    from pymc_kameleon import demo
+
+    kameleon, metropolis = demo.main(["--out", str(tmp_path / "demo.png")])
+    assert kameleon.metrics["max R-hat"] < demo.TRUST_RHAT, kameleon.metrics
+    assert kameleon.metrics["min bulk ESS"] > demo.TRUST_ESS, kameleon.metrics
+    assert math.isfinite(metropolis.metrics["ESS / s"])
 
 
 STEP_CLASSES = (KameleonStep, KMCStep, AdaptiveMetropolis)
