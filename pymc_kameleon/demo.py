@@ -277,12 +277,16 @@ def verdict(results: Sequence[DemoResult]) -> list[str]:
             f"{TRUST_ESS}): {', '.join(untrusted)}; run longer before reading its numbers."
         )
     lower_is_better = {"chi2 q error", "wall s", "max R-hat"}
+
+    def shown(result: DemoResult, key: str) -> float:  # as printed: a tie in the table is a tie
+        return float(_FORMATS[key].format(result.metrics[key]))
+
     for winner, loser in ((ours, theirs), (theirs, ours)):
         wins = [
             key
             for key in ("ESS / 1k evals", "ESS / s", "chi2 q error", "max R-hat", "wall s")
-            if (winner.metrics[key] < loser.metrics[key]) == (key in lower_is_better)
-            and winner.metrics[key] != loser.metrics[key]
+            if (shown(winner, key) < shown(loser, key)) == (key in lower_is_better)
+            and shown(winner, key) != shown(loser, key)
         ]
         lines.append(f"{winner.label} is better on: {', '.join(wins) or 'nothing here'}.")
     return lines

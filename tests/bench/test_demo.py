@@ -82,3 +82,9 @@ def test_verdict_names_untrusted_runs_and_each_samplers_wins():
     table = demo.format_table([ours, theirs])
     assert table.splitlines()[2].rstrip().endswith("yes")
     assert table.splitlines()[3].rstrip().endswith("no")
+
+
+def test_verdict_treats_values_equal_as_printed_as_a_tie():
+    ours = make_result("KameleonStep", **{"chi2 q error": 0.0061})
+    theirs = make_result("pm.Metropolis", **{"chi2 q error": 0.0058})
+    assert all("chi2 q error" not in line for line in demo.verdict([ours, theirs]))
