@@ -44,9 +44,13 @@ _HALF = 0.5
 #: probing for a conditional standard deviation: accept a drop within this factor of 0.5
 _DROP_TOLERANCE = 4.0
 _MAX_PROBES = 80
-#: Newton's predicted gain (log-density units) below which the point is the mode
-_CONVERGED_GAIN = 1e-6
+#: Newton's predicted gain (log-density units) below which the point is the mode: a
+#: thousandth of a unit is far below what matters for a start, and above the floor that
+#: differences with steps of one standard deviation leave on a non-quadratic density
+_CONVERGED_GAIN = 1e-3
 _MAX_HALVINGS = 20
+#: a predicted gain that no step along it realises, below this, is finite-difference noise
+_NOISE_GAIN = 0.1
 
 
 @dataclass(frozen=True)
@@ -226,8 +230,10 @@ def find_mode_and_curvature(
     A Powell search first (robust far from the mode), then Newton steps on finite differences
     (fast near it, where Powell crawls along a ridge): each takes the conditional scales, the
     Hessian and the gradient, and moves by ``-H^-1 g`` (halved until the log-density rises).
-    It stops when the step's predicted gain ``g^T (-H)^-1 g / 2`` is below 1e-6, a number in
-    log-density units, so the test does not depend on the variables' units.
+    Where ``-H`` is not positive definite (away from a mode it can be indefinite) the step is
+    damped: ``(-H + lambda I)^-1 g`` in scaled coordinates. It stops when the Newton step's
+    predicted gain ``g^T (-H)^-1 g / 2`` is below 1e-3, a number in log-density units, so the
+    test does not depend on the variables' units.
 
     Parameters
     ----------
@@ -262,17 +268,34 @@ def find_mode_and_curvature(
         scales = conditional_scales(counted, x, value)
         if scales is None:
             return ModeStart(x, value, None, "no_curvature", counted.calls)
-        covariance = _inverse_if_negative_definite(
-            finite_difference_hessian(counted, x, value, scales), scales
-        )
-        if covariance is None:
-            return ModeStart(x, value, None, "indefinite", counted.calls)
-        step = covariance @ finite_difference_gradient(counted, x, scales)
-        gain = 0.5 * float(step @ np.linalg.solve(covariance, step))
-        if gain < _CONVERGED_GAIN:
-            return ModeStart(x, value, covariance, "gaussian", counted.calls)
-        x, value = _line_search(counted, x, value, step)
+        hessian = finite_difference_hessian(counted, x, value, scales)
+        gradient = finite_difference_gradient(counted, x, scales)
+        covariance = _inverse_if_negative_definite(hessian, scales)
+        if covariance is not None:
+            step = covariance @ gradient
+            if 0.5 * float(gradient @ step) < _CONVERGED_GAIN:
+                return ModeStart(x, value, covariance, "gaussian", counted.calls)
+        else:  # away from a mode the curvature can be indefinite: a damped step still climbs
+            step = _damped_step(hessian, gradient, scales)
+        x, moved_value = _line_search(counted, x, value, step)
+        if moved_value <= value:  # no step along it raised the log-density
+            if covariance is not None and 0.5 * float(gradient @ step) < _NOISE_GAIN:
+                # at the floor the differences leave on a non-quadratic density: the mode
+                return ModeStart(x, value, covariance, "gaussian", counted.calls)
+            status = "indefinite" if covariance is None else "not_converged"
+            return ModeStart(x, value, None, status, counted.calls)
+        value = moved_value
     return ModeStart(x, value, None, "not_converged", counted.calls)
+
+
+def _damped_step(hessian: np.ndarray, gradient: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """``(-H + lambda D)^-1 g`` with the smallest ``lambda`` (a power of 10) that makes the
+    matrix positive definite, in the coordinates scaled by ``scales`` (``D`` their identity)."""
+    scaled = -hessian * np.outer(scales, scales)
+    scaled = 0.5 * (scaled + scaled.T)
+    shift = max(1e-3, -float(np.linalg.eigvalsh(scaled)[0]) * 1.01)
+    factor = scipy.linalg.cho_factor(scaled + shift * np.eye(scales.size), lower=True)
+    return scales * scipy.linalg.cho_solve(factor, scales * gradient)
 
 
 def _line_search(counted, x, value, step):
