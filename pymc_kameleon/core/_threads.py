@@ -19,19 +19,18 @@ builds). Two mechanisms, both through ``threadpoolctl``:
   with OpenMP) and Apple Accelerate are left alone: changing them in a forked child is the hazard
   of #7354. Limit those before sampling in the parent, with the environment variables
   (``OMP_NUM_THREADS=1``) or ``mp_ctx="spawn"``. The user's own process (``cores=1``, or the
-  parent of the workers) is never changed.
+  parent of the workers) keeps its settings between iterations.
 * :func:`single_blas_thread`, a ``with`` block around KMC's surrogate refits (dense solves of a
   few hundred rows, where busy cores made a refit 5-10 times slower), in the user's own process.
   In a forked worker it does nothing: the process-wide limit above already holds for OpenBLAS,
   and the other libraries must not be touched there.
-* :func:`blas_thread_per_iteration`, the same limit around each iteration of a step in the
-  user's own process (``pm.sample(cores=1)``, PyMC's default on two cores, and population
-  sampling): at d = 50 KameleonStep's d x d gradient scatter under two contending OpenBLAS threads
-  took 62 ms per call instead of about 1 ms, a 40-56 s run instead of 1 s (BENCHMARKS.md,
-  "Sequential chains and BLAS threads"). It costs about a microsecond per iteration: it reads and
-  sets the thread counts of the BLAS libraries found at its first use, and puts back the user's
-  counts when the iteration ends, so that the user's own NumPy work between ``pm.sample`` calls
-  keeps its threads.
+* the same block around each iteration of a step in the user's own process
+  (``pm.sample(cores=1)``, PyMC's default on two cores, and population sampling). At d = 50
+  KameleonStep's d x d gradient scatter under two contending OpenBLAS threads took 62 ms per
+  call instead of about 1 ms, a 40-56 s run instead of 1 s (BENCHMARKS.md, "Sequential chains
+  and BLAS threads"). It costs about a microsecond per iteration: it reads and sets the thread
+  counts of the BLAS libraries found at its first use, and puts back the user's counts when the
+  block ends, so that the user's own NumPy work between ``pm.sample`` calls keeps its threads.
 """
 
 from __future__ import annotations
@@ -41,7 +40,6 @@ import os
 from typing import Any
 
 __all__ = [
-    "blas_thread_per_iteration",
     "fork_safe_blas_controllers",
     "limit_blas_in_forked_worker",
     "single_blas_thread",
@@ -53,7 +51,7 @@ _IMPORT_PID = os.getpid()
 #: the process in which :func:`limit_blas_in_forked_worker` last ran
 _LIMITED_PID: int | None = None
 _CONTROLLER: Any = None
-#: the BLAS libraries :func:`blas_thread_per_iteration` limits (found at its first use)
+#: the BLAS libraries :func:`single_blas_thread` limits (found at its first use)
 _BLAS_LIBRARIES: list | None = None
 
 
@@ -117,21 +115,20 @@ def limit_blas_in_forked_worker() -> bool:
 
 
 def single_blas_thread() -> contextlib.AbstractContextManager:
-    """Context manager that limits BLAS to one thread inside its block.
+    """Context manager that limits BLAS to one thread inside its block, the user's after.
+
+    About a microsecond per block (``threadpoolctl.threadpool_limits`` takes 15): it reuses the
+    list of BLAS libraries found at its first use, and changes only those not already at one
+    thread. Blocks nest (an inner one finds one thread and changes nothing).
 
     Returns
     -------
     contextlib.AbstractContextManager
-        A ``threadpoolctl`` limiter in the process that imported the package;
-        ``contextlib.nullcontext()`` in a forked worker (see the module docstring) or if
-        threadpoolctl is not installed.
+        ``contextlib.nullcontext()`` in a forked worker (see the module docstring).
     """
     if in_forked_child():
         return contextlib.nullcontext()
-    controller = _controller()
-    if controller is False:  # pragma: no cover
-        return contextlib.nullcontext()
-    return controller.limit(limits=1, user_api="blas")
+    return _OneBlasThread()
 
 
 def _blas_libraries() -> list:
@@ -147,34 +144,19 @@ def _blas_libraries() -> list:
 
 
 class _OneBlasThread:
-    """The ``with`` block of :func:`blas_thread_per_iteration` (one object per block)."""
+    """The ``with`` block of :func:`single_blas_thread` (one object per block)."""
 
     __slots__ = ("_restore",)
 
     def __enter__(self) -> None:
         restore = []
-        if not in_forked_child():  # a forked worker keeps its process-wide limit (see above)
-            for lib in _blas_libraries():
-                threads = lib.get_num_threads()
-                if threads is not None and threads != 1:
-                    lib.set_num_threads(1)
-                    restore.append((lib, threads))
+        for lib in _blas_libraries():
+            threads = lib.get_num_threads()
+            if threads is not None and threads != 1:
+                lib.set_num_threads(1)
+                restore.append((lib, threads))
         self._restore = restore
 
     def __exit__(self, *exc_info: Any) -> None:
         for lib, threads in self._restore:
             lib.set_num_threads(threads)
-
-
-def blas_thread_per_iteration() -> contextlib.AbstractContextManager:
-    """Context manager for one iteration of a step: one BLAS thread inside, the user's after.
-
-    A cheaper :func:`single_blas_thread` (about a microsecond instead of 15): it reuses the list
-    of BLAS libraries found at its first use, and changes only those not already at one thread.
-    Does nothing in a forked worker (see the module docstring).
-
-    Returns
-    -------
-    contextlib.AbstractContextManager
-    """
-    return _OneBlasThread()

@@ -33,7 +33,7 @@ from pymc_kameleon._compat import (
     make_shared_replacements,
     warmup_length_from_sampler,
 )
-from pymc_kameleon.core._threads import blas_thread_per_iteration, limit_blas_in_forked_worker
+from pymc_kameleon.core._threads import limit_blas_in_forked_worker, single_blas_thread
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
 from pymc_kameleon.core.checks import check_bool, check_int, check_mapping
 from pymc_kameleon.pseudo_marginal import in_noisy_model, noise_variables, strip_noisy_guards
@@ -247,7 +247,7 @@ class GradientFreeStep(ArrayStepShared):
         while a compiled (Numba) function runs can surface as a ``SystemError`` whose cause is
         the interrupt: it is raised as the ``KeyboardInterrupt`` it is.
         """
-        with blas_thread_per_iteration(), compiled_code_interrupts():
+        with single_blas_thread(), compiled_code_interrupts():
             result = super().step(point)
         self._chain_iterations += 1
         return result

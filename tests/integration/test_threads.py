@@ -23,7 +23,6 @@ from pymc_kameleon.core import _threads
 from pymc_kameleon.core._threads import (
     fork_safe_blas_controllers,
     limit_blas_in_forked_worker,
-    blas_thread_per_iteration,
     single_blas_thread,
 )
 
@@ -43,11 +42,9 @@ def _child(conn) -> None:
     block = single_blas_thread()
     for lib in fork_safe_blas_controllers():  # the iteration block must leave these alone
         lib.set_num_threads(2)
-    with blas_thread_per_iteration():
+    with single_blas_thread():
         inside = blas_threads()
-    conn.send(
-        (first, second, inside, blas_threads(), isinstance(block, contextlib.nullcontext))
-    )
+    conn.send((first, second, inside, blas_threads(), isinstance(block, contextlib.nullcontext)))
     conn.close()
 
 
@@ -87,9 +84,9 @@ def _child_limit(conn) -> None:
 
 def test_iteration_block_limits_and_restores_the_users_threads():
     with threadpool_limits(limits=2, user_api="blas"):
-        with blas_thread_per_iteration():
+        with single_blas_thread():
             inside = blas_threads()
-            with blas_thread_per_iteration():  # nested (KMC's refit block) leaves it at 1
+            with single_blas_thread():  # nested (KMC's refit block) leaves it at 1
                 nested = blas_threads()
             after_nested = blas_threads()
         after = blas_threads()
