@@ -56,7 +56,7 @@ __all__ = ["KMCState", "KMCStep"]
 #: PyMC's HMC threshold: an energy error above this marks a divergent trajectory
 MAX_ENERGY_ERROR = 1000.0
 #: what a divergent trajectory counts as in the step-size tuning (a rejection counts 0)
-DIVERGENT_ACCEPT_STAT = -3.0
+DIVERGENT_ACCEPT_STAT = -10.0
 #: before the first fit the proposal is a random walk, tuned like one
 RANDOM_WALK_TARGET = 0.234
 #: ridge of the random walk's covariance, relative to its mean variance
@@ -134,7 +134,7 @@ class KMCStep(GradientFreeStep):
       iteration);
     * the step-size range is rescaled by Robbins–Monro toward ``target_accept`` (restarting when
       the surrogate first becomes active), and fixed at its warm-up average afterwards. A
-      divergent trajectory counts as an acceptance of -3 rather than 0: in low dimension the
+      divergent trajectory counts as an acceptance of -10 rather than 0: in low dimension the
       acceptance stays near 1 up to the leapfrog's stability limit and then drops to 0, so a
       mean acceptance of 0.6 over the step-size range otherwise put a quarter of the range past
       the limit (405 of 2000 kept trajectories divergent on a 2-D near-Gaussian posterior);
@@ -148,9 +148,10 @@ class KMCStep(GradientFreeStep):
     estimator : {"lite", "finite", "auto"}, default "lite"
         The surrogate (see above).
     n_history : int, default 500
-        Lite: size :math:`n` of the history subsample the surrogate is built on; at most the
-        number of states stored so far (warm-up iterations and ``initial_history``), since more
-        would only repeat states at a cost quadratic in :math:`n`.
+        Lite: size :math:`n` of the history subsample the surrogate is built on (drawn with
+        replacement). Above 500 it is at most the number of states stored so far (warm-up
+        iterations and ``initial_history``), since more would only repeat states at a cost
+        quadratic in :math:`n`.
     n_features : int, default 500
         Finite: number :math:`m` of random Fourier features.
     lengthscale : "cv" or float, default "cv"

