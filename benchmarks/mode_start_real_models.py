@@ -22,7 +22,8 @@ from pymc_kameleon.core.mode_start import find_mode_and_curvature
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--newton-steps", type=int, default=8)
+    parser.add_argument("--newton-steps", type=int, default=20)
+    parser.add_argument("--budget", type=int, default=None)
     args = parser.parse_args()
     print("| model | d | status | evaluations | log-density at start | at the point found |")
     print("|---|---|---|---|---|---|")
@@ -37,7 +38,7 @@ def main() -> None:
 
         began = time.perf_counter()
         result = find_mode_and_curvature(
-            log_density, start.data, max_newton_steps=args.newton_steps
+            log_density, start.data, max_newton_steps=args.newton_steps, max_evals=args.budget
         )
         print(
             f"| {name} | {start.data.size} | {result.status} | {result.n_evals} | "

@@ -1,21 +1,22 @@
 """A derivative-free mode and the curvature there: where a chain could start, and its shape.
 
-The first building block of issue 30's start-up (not yet used by the steps): a chain started
-far out in a narrow direction of a strongly correlated posterior spends its warm-up
-random-walking toward the bulk and learning the covariance, and often never gets there (longley's
-coefficient ridge; a 6-D Gaussian with standard deviations from 1e-3 to 1e3). When the
-log-density is deterministic and cheap to probe, the mode and the curvature there give both at
-once.
+A chain started far out in a narrow direction of a strongly correlated posterior spends its
+warm-up random-walking toward the bulk and learning the covariance, and often never gets there
+(longley's coefficient ridge; a 6-D Gaussian with standard deviations from 1e-3 to 1e3). When
+the log-density is deterministic and cheap to probe, the mode and the curvature there give both
+at once (issue 30; :mod:`pymc_kameleon.core.start_up` decides whether to trust them).
 
-:func:`find_mode_and_curvature` runs SciPy's Powell search (no gradients) from the chain's own
-point, then Newton steps on finite differences. Each takes a central-difference Hessian whose
-step in each coordinate is that coordinate's conditional standard deviation, found by probing
-(so the result does not depend on the variables' units: a quadratic's Hessian is exact with any
-step, and steps of one conditional standard deviation keep the differences well above
-rounding). Where the
-negative Hessian is positive definite its inverse is the Gaussian approximation's covariance;
-where it is not (a saddle, a flat direction, a search that did not converge) the result says so
-and the caller falls back to its ordinary warm-up. Every evaluation is counted.
+:func:`find_mode_and_curvature` climbs from the chain's own point with Newton steps on finite
+differences. Each coordinate's difference step is the step at which the log-density drops by
+about 0.5 (its conditional standard deviation for a Gaussian), found by probing, so nothing
+depends on the variables' units. The probes give the gradient and the Hessian's diagonal; one
+more evaluation per pair completes a one-sided Hessian, exact on a quadratic. Between full
+Hessians, symmetric rank-one updates from the gradients keep a step at about ``2 d``
+evaluations. Where the curvature is indefinite the step follows its absolute value (a
+saddle-free Newton step), which climbs saddles and follows a ridge whose curvature is lost in
+rounding (longley's is 1e-10 of the largest). At the mode the Hessian is completed to central
+differences (second order), and its inverse is the Gaussian approximation's covariance. Every
+evaluation is counted, and a budget can cap them.
 """
 
 from __future__ import annotations
@@ -44,13 +45,21 @@ _HALF = 0.5
 #: probing for a conditional standard deviation: accept a drop within this factor of 0.5
 _DROP_TOLERANCE = 4.0
 _MAX_PROBES = 80
+#: a drop this many times off 0.5 is far: the step changes by 100 instead of 3 (a factor
+#: 1e4 in a quadratic's drop, so it cannot jump over the factor-16 window from there)
+_FAR = 1e5
+#: a step this many times the coordinate's size (at least 1) that changes nothing: flat
+_FLAT_STEP = 1e10
 #: Newton's predicted gain (log-density units) below which the point is the mode: a
 #: thousandth of a unit is far below what matters for a start, and above the floor that
 #: differences with steps of one standard deviation leave on a non-quadratic density
-_CONVERGED_GAIN = 1e-3
+_CONVERGED_GAIN = 0.5
 _MAX_HALVINGS = 20
 #: a predicted gain that no step along it realises, below this, is finite-difference noise
 _NOISE_GAIN = 0.1
+#: smallest eigenvalue magnitude, relative to the largest, a climbing step divides by (a
+#: longley ridge's is about 1e-10: it must be followed, not damped away)
+_EIGEN_FLOOR = 1e-12
 
 
 @dataclass(frozen=True)
@@ -68,7 +77,8 @@ class ModeStart:
     status : str
         ``"gaussian"`` (a positive definite curvature at a converged mode), ``"indefinite"``
         (the negative Hessian is not positive definite), ``"not_converged"`` (the Newton steps
-        ran out), ``"no_curvature"`` (a coordinate along which the log-density does not curve
+        ran out), ``"out_of_budget"`` (the evaluations ran out; ``mode`` is the best point
+        found), ``"no_curvature"`` (a coordinate along which the log-density does not curve
         down: flat, or curving up as at a saddle), or ``"non_finite_start"`` (the log-density
         at the start is not finite).
     n_evals : int
@@ -83,24 +93,42 @@ class ModeStart:
 
 
 class _Counted:
-    """A log-density that counts its calls and never returns NaN."""
+    """A log-density that counts its calls, keeps the best point, never returns NaN, and raises
+    :class:`_OutOfBudget` beyond its budget."""
 
-    def __init__(self, log_density: Callable[[np.ndarray], float]) -> None:
+    def __init__(self, log_density: Callable[[np.ndarray], float], budget: int | None) -> None:
         self.log_density = log_density
+        self.budget = math.inf if budget is None else int(budget)
         self.calls = 0
+        self.best_x: np.ndarray | None = None
+        self.best_value = -math.inf
 
     def __call__(self, x: np.ndarray) -> float:
+        if self.calls >= self.budget:
+            raise _OutOfBudget
         self.calls += 1
-        value = float(self.log_density(np.asarray(x, dtype=float)))
-        return value if not math.isnan(value) else -math.inf
+        x = np.asarray(x, dtype=float)
+        value = float(self.log_density(x))
+        if math.isnan(value):
+            return -math.inf
+        if value > self.best_value or self.best_x is None:
+            self.best_x, self.best_value = x.copy(), value
+        return value
 
     def negative(self, x: np.ndarray) -> float:
         value = -self(x)
         return value if math.isfinite(value) else _PENALTY
 
 
+class _OutOfBudget(Exception):
+    """The evaluation budget ran out (the best point so far is kept by :class:`_Counted`)."""
+
+
 def conditional_scales(
-    log_density: Callable[[np.ndarray], float], mode: np.ndarray, value_at_mode: float
+    log_density: Callable[[np.ndarray], float],
+    mode: np.ndarray,
+    value_at_mode: float,
+    initial: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """Per coordinate, the step from ``mode`` at which the log-density drops by about 0.5.
 
@@ -116,38 +144,79 @@ def conditional_scales(
     mode, value_at_mode : numpy.ndarray of shape (d,), and float
         Where to probe (any point, not only a mode: the two sides cancel the slope), and the
         log-density there.
+    initial : numpy.ndarray of shape (d,), optional
+        First trial steps (e.g. the scales found at a nearby point); default
+        ``1e-3 * max(|mode_i|, 1)``.
 
     Returns
     -------
     numpy.ndarray of shape (d,), or None
         None if some coordinate shows no drop (flat) or no finite one within the probes.
     """
-    scales = np.empty(mode.size)
-    for i in range(mode.size):
-        step = max(abs(float(mode[i])), 1.0) * 1e-3
-        for _ in range(_MAX_PROBES):
-            drop = _mean_drop(log_density, mode, value_at_mode, i, step)
-            if not math.isfinite(drop) or drop > _HALF * _DROP_TOLERANCE:
-                step /= 3.0
-            elif drop < _HALF / _DROP_TOLERANCE:
-                step *= 3.0
-            else:
-                break
-        else:
-            return None
-        if not (drop > 0.0 and math.isfinite(drop)):
-            return None
-        scales[i] = step * math.sqrt(_HALF / drop)  # exact for a quadratic
-    return scales
+    probes = _probe(log_density, mode, value_at_mode, initial)
+    return None if probes is None else probes.scales
 
 
-def _mean_drop(log_density, mode, value_at_mode, i, step) -> float:
-    shifted = mode.copy()
+@dataclass(frozen=True)
+class _Probes:
+    """Central differences along each coordinate: steps ``h``, values at ``x + h`` and ``x - h``."""
+
+    steps: np.ndarray
+    up: np.ndarray
+    down: np.ndarray
+    value: float
+
+    @property
+    def scales(self) -> np.ndarray:
+        drop = np.abs(self.value - 0.5 * (self.up + self.down))
+        return self.steps * np.sqrt(_HALF / drop)  # exact for a quadratic
+
+    @property
+    def gradient(self) -> np.ndarray:
+        return (self.up - self.down) / (2.0 * self.steps)
+
+
+def _probe(log_density, x, value, initial) -> _Probes | None:
+    d = x.size
+    steps, up, down = np.empty(d), np.empty(d), np.empty(d)
+    for i in range(d):
+        guess = max(abs(float(x[i])), 1.0) * 1e-3 if initial is None else float(initial[i])
+        found = _probe_coordinate(log_density, x, value, i, guess)
+        if found is None:
+            return None
+        steps[i], up[i], down[i] = found
+    return _Probes(steps, up, down, value)
+
+
+def _probe_coordinate(log_density, x, value, i, step):
+    """``(step, f(x + step e_i), f(x - step e_i))`` with a drop of about 0.5, or None (flat)."""
+    factor, direction = 3.0, 0
+    for _ in range(_MAX_PROBES):
+        up, down = _sides(log_density, x, i, step)
+        # curving up (between modes, on a banana's inside) sizes the step as well as down
+        size = abs(value - 0.5 * (up + down))
+        if size == 0.0:  # no change at all: flat, or a step lost in rounding
+            if step > _FLAT_STEP * max(abs(float(x[i])), 1.0):
+                return None
+            step *= 100.0
+            continue
+        if _HALF / _DROP_TOLERANCE <= size <= _HALF * _DROP_TOLERANCE or factor < 1.01:
+            return step, up, down
+        wanted = -1 if not math.isfinite(size) or size > _HALF else 1
+        if direction and wanted != direction:  # a reversal (not a quadratic): finer factors
+            factor = math.sqrt(factor)
+        direction = wanted
+        far = math.isfinite(size) and not _HALF / _FAR <= size <= _HALF * _FAR
+        step = step * (100.0 if far else factor) ** wanted
+    return None
+
+
+def _sides(log_density, x, i, step) -> tuple[float, float]:
+    shifted = x.copy()
     shifted[i] += step
     up = log_density(shifted)
-    shifted[i] = mode[i] - step
-    down = log_density(shifted)
-    return value_at_mode - 0.5 * (up + down)
+    shifted[i] = x[i] - step
+    return up, log_density(shifted)
 
 
 def finite_difference_hessian(
@@ -158,7 +227,7 @@ def finite_difference_hessian(
 ) -> np.ndarray:
     """Central-difference Hessian of ``log_density`` at ``x``, step ``steps[i]`` in coordinate i.
 
-    ``2 d^2`` evaluations: two per diagonal entry and four per pair. Exact for a quadratic.
+    ``2 d^2`` evaluations: two per coordinate and four per pair. Exact for a quadratic.
 
     Parameters
     ----------
@@ -175,25 +244,62 @@ def finite_difference_hessian(
     numpy.ndarray, shape (d, d)
         Symmetric.
     """
-    d = x.size
-    hessian = np.empty((d, d))
-    for i in range(d):
-        e_i = np.zeros(d)
-        e_i[i] = steps[i]
-        hessian[i, i] = (log_density(x + e_i) - 2.0 * value_at_x + log_density(x - e_i)) / steps[
-            i
-        ] ** 2
-        for j in range(i):
-            e_j = np.zeros(d)
-            e_j[j] = steps[j]
-            corners = (
-                log_density(x + e_i + e_j)
-                - log_density(x + e_i - e_j)
-                - log_density(x - e_i + e_j)
-                + log_density(x - e_i - e_j)
-            )
-            hessian[i, j] = hessian[j, i] = corners / (4.0 * steps[i] * steps[j])
-    return hessian
+    up = np.empty(x.size)
+    down = np.empty(x.size)
+    for i in range(x.size):
+        up[i], down[i] = _sides(log_density, x, i, float(steps[i]))
+    probes = _Probes(np.asarray(steps, float), up, down, value_at_x)
+    return _Curvature(log_density, x, probes).central()
+
+
+class _Curvature:
+    """Finite-difference Hessians at ``x`` from its probes: one-sided (one evaluation per pair)
+    for climbing, completed to central differences (one more per pair) where it must be exact
+    to second order: the covariance reported at a mode."""
+
+    def __init__(self, log_density, x: np.ndarray, probes: _Probes) -> None:
+        self.log_density, self.x, self.probes = log_density, x, probes
+        self._corners: dict[tuple[int, int], float] = {}
+        self._central: np.ndarray | None = None
+
+    def _corner(self, i: int, j: int, sign: float) -> float:
+        u = np.zeros(self.x.size)
+        u[i], u[j] = self.probes.steps[i], self.probes.steps[j]
+        return self.log_density(self.x + sign * u)
+
+    def one_sided(self) -> np.ndarray:
+        """``f(x+u) - f(x+h_i e_i) - f(x+h_j e_j) + f(x) = h_i h_j H_ij`` (exact on quadratics;
+        off by a third derivative times a step elsewhere)."""
+        p = self.probes
+        along = p.up + p.down - 2.0 * p.value  # h_i^2 H_ii
+        hessian = np.diag(along / p.steps**2)
+        for i in range(self.x.size):
+            for j in range(i):
+                if (i, j) not in self._corners:
+                    self._corners[i, j] = self._corner(i, j, 1.0)
+                corner = self._corners[i, j] - p.up[i] - p.up[j] + p.value
+                hessian[i, j] = hessian[j, i] = corner / (p.steps[i] * p.steps[j])
+        return hessian
+
+    def central(self) -> np.ndarray:
+        """``f(x+u) + f(x-u) - 2 f(x) = u^T H u`` for ``u = h_i e_i + h_j e_j`` (second order)."""
+        if self._central is not None:
+            return self._central
+        p = self.probes
+        along = p.up + p.down - 2.0 * p.value
+        hessian = self.one_sided()
+        for i in range(self.x.size):
+            for j in range(i):
+                both = self._corners[i, j] + self._corner(i, j, -1.0) - 2.0 * p.value
+                value = (both - along[i] - along[j]) / (2.0 * p.steps[i] * p.steps[j])
+                hessian[i, j] = hessian[j, i] = value
+        self._central = hessian
+        return hessian
+
+    @property
+    def is_central(self) -> bool:
+        """Whether the central Hessian has been taken."""
+        return self._central is not None
 
 
 def finite_difference_gradient(
@@ -213,27 +319,25 @@ def finite_difference_gradient(
     """
     gradient = np.empty(x.size)
     for i in range(x.size):
-        e_i = np.zeros(x.size)
-        e_i[i] = steps[i]
-        gradient[i] = (log_density(x + e_i) - log_density(x - e_i)) / (2.0 * steps[i])
+        up, down = _sides(log_density, x, i, float(steps[i]))
+        gradient[i] = (up - down) / (2.0 * steps[i])
     return gradient
 
 
 def find_mode_and_curvature(
     log_density: Callable[[np.ndarray], float],
     start: np.ndarray,
-    max_search_evals: int | None = None,
-    max_newton_steps: int = 8,
+    max_evals: int | None = None,
+    max_newton_steps: int = 50,
+    search_evals: int = 0,
 ) -> ModeStart:
     """Search for a mode from ``start`` without gradients, then take the curvature there.
 
-    A Powell search first (robust far from the mode), then Newton steps on finite differences
-    (fast near it, where Powell crawls along a ridge): each takes the conditional scales, the
-    Hessian and the gradient, and moves by ``-H^-1 g`` (halved until the log-density rises).
-    Where ``-H`` is not positive definite (away from a mode it can be indefinite) the step is
-    damped: ``(-H + lambda I)^-1 g`` in scaled coordinates. It stops when the Newton step's
-    predicted gain ``g^T (-H)^-1 g / 2`` is below 1e-3, a number in log-density units, so the
-    test does not depend on the variables' units.
+    Newton steps on finite differences (see the module docstring), halved until the
+    log-density rises. It stops when ``-H`` is positive definite and the Newton step's
+    predicted gain ``g^T (-H)^-1 g / 2`` is below 0.5, a number in log-density units (the mode
+    is then within about one posterior sd, plenty for a start), so the test does not depend on
+    the variables' units. Optionally a Powell search goes first.
 
     Parameters
     ----------
@@ -241,61 +345,128 @@ def find_mode_and_curvature(
         ``x -> log p(x)`` for ``x`` of shape (d,); deterministic (a noisy estimate would make
         both the search and the differences meaningless).
     start : numpy.ndarray, shape (d,)
-    max_search_evals : int, optional
-        Evaluation budget of the Powell search; default ``100 * d``. Each Newton step costs
-        about ``2 d^2 + 2 d`` more, plus a few probes per coordinate.
-    max_newton_steps : int, default 8
+    max_evals : int, optional
+        Evaluations allowed in all (None: no limit). When they run out the result has status
+        ``"out_of_budget"`` and the best point found.
+    max_newton_steps : int, default 50
+        Newton steps (most of them on an updated Hessian, about ``2 d`` evaluations each).
+    search_evals : int, default 0
+        Evaluations of a Powell search before the Newton steps (0: none).
 
     Returns
     -------
     ModeStart
     """
     x = np.array(start, dtype=float).ravel()
-    d = x.size
-    counted = _Counted(log_density)
-    value = counted(x)
-    if not math.isfinite(value):
-        return ModeStart(x, value, None, "non_finite_start", counted.calls)
-    budget = 100 * d if max_search_evals is None else int(max_search_evals)
+    counted = _Counted(log_density, max_evals)
+    try:
+        value = counted(x)
+        if not math.isfinite(value):
+            return ModeStart(x, value, None, "non_finite_start", counted.calls)
+        if search_evals > 0:
+            x, value = _powell(counted, x, value, search_evals)
+        return _newton(counted, x, value, max_newton_steps)
+    except _OutOfBudget:
+        return ModeStart(counted.best_x, counted.best_value, None, "out_of_budget", counted.calls)
+
+
+def _powell(counted, x, value, search_evals):
     result = scipy.optimize.minimize(
-        counted.negative, x, method="Powell", options={"maxfev": budget, "xtol": 1e-8}
+        counted.negative, x, method="Powell", options={"maxfev": search_evals, "xtol": 1e-8}
     )
     candidate = np.asarray(result.x, dtype=float)
     candidate_value = counted(candidate)
-    if candidate_value > value:
-        x, value = candidate, candidate_value
+    return (candidate, candidate_value) if candidate_value > value else (x, value)
+
+
+def _newton(counted, x, value, max_newton_steps) -> ModeStart:
+    """Newton steps with a full finite-difference Hessian at the first point, then SR1
+    updates from the gradients (2 d evaluations a step instead of about d^2); the full
+    Hessian is taken again whenever the updated one fails: it lost definiteness, its step does
+    not climb, or it says the mode is reached (which only a full one may confirm)."""
+    initial = hessian = last = None
     for _ in range(max_newton_steps + 1):
-        scales = conditional_scales(counted, x, value)
-        if scales is None:
+        probes = _probe(counted, x, value, initial)
+        if probes is None:
             return ModeStart(x, value, None, "no_curvature", counted.calls)
-        hessian = finite_difference_hessian(counted, x, value, scales)
-        gradient = finite_difference_gradient(counted, x, scales)
-        covariance = _inverse_if_negative_definite(hessian, scales)
-        if covariance is not None:
-            step = covariance @ gradient
-            if 0.5 * float(gradient @ step) < _CONVERGED_GAIN:
-                return ModeStart(x, value, covariance, "gaussian", counted.calls)
-        else:  # away from a mode the curvature can be indefinite: a damped step still climbs
-            step = _damped_step(hessian, gradient, scales)
-        x, moved_value = _line_search(counted, x, value, step)
-        if moved_value <= value:  # no step along it raised the log-density
-            if covariance is not None and 0.5 * float(gradient @ step) < _NOISE_GAIN:
-                # at the floor the differences leave on a non-quadratic density: the mode
-                return ModeStart(x, value, covariance, "gaussian", counted.calls)
-            status = "indefinite" if covariance is None else "not_converged"
-            return ModeStart(x, value, None, status, counted.calls)
-        value = moved_value
+        initial, gradient = probes.scales, probes.gradient
+        if hessian is not None:
+            hessian = _sr1_update(hessian, x - last[0], gradient - last[1])
+        for fresh in (False, True) if hessian is not None else (True,):
+            curvature = _Curvature(counted, x, probes) if fresh else None
+            if fresh:
+                hessian = curvature.one_sided()
+            outcome = _newton_move(counted, x, value, hessian, gradient, probes.steps, curvature)
+            if outcome is not None:
+                break
+        if isinstance(outcome, ModeStart):
+            return outcome
+        last = (x, gradient)
+        x, value, trusted = outcome
+        if not trusted:  # the curvature predicted the rise badly: take it afresh
+            hessian = None
     return ModeStart(x, value, None, "not_converged", counted.calls)
 
 
-def _damped_step(hessian: np.ndarray, gradient: np.ndarray, scales: np.ndarray) -> np.ndarray:
-    """``(-H + lambda D)^-1 g`` with the smallest ``lambda`` (a power of 10) that makes the
-    matrix positive definite, in the coordinates scaled by ``scales`` (``D`` their identity)."""
-    scaled = -hessian * np.outer(scales, scales)
-    scaled = 0.5 * (scaled + scaled.T)
-    shift = max(1e-3, -float(np.linalg.eigvalsh(scaled)[0]) * 1.01)
-    factor = scipy.linalg.cho_factor(scaled + shift * np.eye(scales.size), lower=True)
-    return scales * scipy.linalg.cho_solve(factor, scales * gradient)
+def _newton_move(counted, x, value, hessian, gradient, steps, curvature):
+    """One move: the new ``(x, value, trusted)``; a :class:`ModeStart` to end with; None to
+    retry with a full Hessian (only when ``hessian`` is an update, ``curvature`` None).
+    ``trusted``: the curvature predicted the rise well enough to be updated and kept."""
+    fresh = curvature is not None
+    covariance = _inverse_if_negative_definite(hessian, steps)
+    if fresh and covariance is not None and _newton_gain(covariance, gradient) < _CONVERGED_GAIN:
+        hessian = curvature.central()  # the mode, it seems: its covariance to second order
+        covariance = _inverse_if_negative_definite(hessian, steps)
+    if covariance is None:
+        if not fresh:
+            return None
+        step = _saddle_free_step(hessian, gradient, steps)  # climb with |H|
+    else:
+        step = covariance @ gradient
+        gain = 0.5 * float(gradient @ step)
+        if gain < _CONVERGED_GAIN:
+            return ModeStart(x, value, covariance, "gaussian", counted.calls) if fresh else None
+    moved, moved_value = _line_search(counted, x, value, step)
+    if moved_value <= value and fresh and not curvature.is_central:
+        # a one-sided curvature that does not climb may be its error: try it to second order
+        return _newton_move(counted, x, value, curvature.central(), gradient, steps, curvature)
+    if moved_value > value:
+        # a curvature whose quadratic model predicted the rise of the move taken within a
+        # factor 2 is updated and kept; otherwise the next point takes a full one
+        move = moved - x
+        predicted = float(gradient @ move) + 0.5 * float(move @ hessian @ move)
+        rise = moved_value - value
+        return moved, moved_value, 0.5 * predicted <= rise <= 2.0 * predicted
+    if not fresh:
+        return None
+    if covariance is not None and gain < _NOISE_GAIN:
+        # at the floor the differences leave on a non-quadratic density: the mode
+        return ModeStart(x, value, covariance, "gaussian", counted.calls)
+    status = "indefinite" if covariance is None else "not_converged"
+    return ModeStart(x, value, None, status, counted.calls)
+
+
+def _newton_gain(covariance: np.ndarray, gradient: np.ndarray) -> float:
+    return 0.5 * float(gradient @ covariance @ gradient)
+
+
+def _sr1_update(hessian: np.ndarray, step: np.ndarray, change: np.ndarray) -> np.ndarray:
+    """Symmetric rank-one update of a Hessian from a step and the gradient's change over it
+    (skipped when its denominator is tiny, the standard safeguard)."""
+    residual = change - hessian @ step
+    denominator = float(residual @ step)
+    if abs(denominator) < 1e-8 * np.linalg.norm(residual) * np.linalg.norm(step):
+        return hessian
+    return hessian + np.outer(residual, residual) / denominator
+
+
+def _saddle_free_step(hessian: np.ndarray, gradient: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """``|-H|^-1 g`` in the coordinates scaled by ``steps``: each eigen-direction of the
+    curvature by its absolute value, floored at ``_EIGEN_FLOOR`` of the largest."""
+    scaled = -hessian * np.outer(steps, steps)
+    values, vectors = np.linalg.eigh(0.5 * (scaled + scaled.T))
+    magnitudes = np.maximum(np.abs(values), _EIGEN_FLOOR * np.abs(values).max())
+    return steps * (vectors @ ((vectors.T @ (steps * gradient)) / magnitudes))
 
 
 def _line_search(counted, x, value, step):
@@ -323,3 +494,39 @@ def _inverse_if_negative_definite(hessian: np.ndarray, scales: np.ndarray) -> np
         return None
     inverse = scipy.linalg.cho_solve((factor, True), np.eye(scales.size), check_finite=False)
     return inverse * np.outer(scales, scales)
+
+
+def axis_drops(
+    log_density: Callable[[np.ndarray], float],
+    mode: np.ndarray,
+    value_at_mode: float,
+    covariance: np.ndarray,
+    distance: float = 2.0,
+) -> np.ndarray:
+    """The log-density's drop from ``mode`` at ``distance`` sds along each principal axis.
+
+    Along each eigen-direction of ``covariance``, both ways: ``2 d`` evaluations. A Gaussian
+    with that covariance drops by exactly ``distance**2 / 2`` everywhere; a banana, a funnel or
+    a heavy tail does not.
+
+    Parameters
+    ----------
+    log_density : callable
+    mode : numpy.ndarray, shape (d,)
+    value_at_mode : float
+    covariance : numpy.ndarray, shape (d, d)
+    distance : float, default 2.0
+
+    Returns
+    -------
+    numpy.ndarray, shape (2 d,)
+        The drops (``inf`` where the log-density is not finite).
+    """
+    values, vectors = np.linalg.eigh(covariance)
+    offsets = distance * vectors * np.sqrt(np.maximum(values, 0.0))
+    drops = []
+    for column in offsets.T:
+        for sign in (1.0, -1.0):
+            value = float(log_density(mode + sign * column))
+            drops.append(value_at_mode - value if math.isfinite(value) else math.inf)
+    return np.array(drops)

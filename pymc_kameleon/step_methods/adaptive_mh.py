@@ -21,12 +21,11 @@ import numpy as np
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import Proposal, Transition
+from pymc_kameleon.core.start_up import START_UP_STATUSES
 from pymc_kameleon.step_methods.base import GradientFreeState, GradientFreeStep
 from pymc_kameleon.step_methods.pooling import pooled_variant
 from pymc_kameleon.step_methods.progress import (
     ProgressField,
-    progressbar_config,
-    progressbar_updater,
 )
 
 __all__ = ["AdaptiveMHState", "AdaptiveMHStep"]
@@ -65,7 +64,7 @@ class AdaptiveMHStep(GradientFreeStep):
     adaptation : {"tune", "vanishing"}, AdaptationSchedule or callable, default "tune"
         While the proposal learns: during warm-up only (``"tune"``), or also afterwards.
     model, initial_point, compile_kwargs, blocked, rng, noise_free_other_steps, \
-noise_check_interval, pool_warmup
+noise_check_interval, pool_warmup, start_up
         As for :class:`~pymc_kameleon.KameleonStep` (with ``pool_warmup`` the proposal's
         :meth:`~pymc_kameleon.core.proposals.Proposal.observe` gets the other chains' states).
 
@@ -77,7 +76,7 @@ noise_check_interval, pool_warmup
 
     Notes
     -----
-    Sampler statistics: ``accept``, ``accepted``, ``model_logp``, ``logp_evals``,
+    Sampler statistics: ``accept``, ``accepted``, ``model_logp``, ``logp_evals``, ``start_up``,
     ``invalid_proposal``, ``warning``, and the proposal's stats (``scaling``, ...).
     """
 
@@ -87,11 +86,13 @@ noise_check_interval, pool_warmup
         "scaling": (np.float64, []),
         "model_logp": (np.float64, []),
         "logp_evals": (np.int64, []),
+        "start_up": (np.int64, []),
         "invalid_proposal": (bool, []),
         "warning": (SamplerWarning, None),
         **({"tune": (bool, [])} if EMIT_TUNE_STAT else {}),
     }
     _state_class = AdaptiveMHState
+    progress_fields = PROGRESS_FIELDS
 
     def __init__(
         self,
@@ -107,6 +108,7 @@ noise_check_interval, pool_warmup
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
         pool_warmup: bool = False,
+        start_up: bool | int = True,
     ) -> None:
         self.proposal: Proposal | None = None
         super().__init__(
@@ -120,6 +122,7 @@ noise_check_interval, pool_warmup
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval,
             pool_warmup=pool_warmup,
+            start_up=start_up,
         )
         self.proposal = proposal if isinstance(proposal, Proposal) else proposal(self.dim)
         self._reset_chain_state()
@@ -143,6 +146,14 @@ noise_check_interval, pool_warmup
     def _observe_others(self, states: np.ndarray) -> None:
         self.proposal.observe(states, self.iteration, self.rng)
 
+    @property
+    def takes_gaussian_start(self) -> bool:
+        """Whether the proposal can begin from a Gaussian's shape (a whitened warm-up can)."""
+        return hasattr(self.proposal, "start_from")
+
+    def _begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
+        self.proposal.start_from(mean, covariance)
+
     def stop_tuning(self) -> None:
         """End warm-up: the proposal settles (e.g. its scale at the warm-up average); freeze."""
         if self.tune:
@@ -156,22 +167,6 @@ noise_check_interval, pool_warmup
         """The proposal's learned scale (its ``scaling`` stat)."""
         return float(self.proposal.stats().get("scaling", math.nan))
 
-    def log_density(self, x: np.ndarray) -> float:
-        """The model's log-density at a raveled point of the step's variables.
-
-        For a model with a stochastic likelihood estimate this is one fresh estimate.
-
-        Parameters
-        ----------
-        x : numpy.ndarray, shape (d,)
-            Point of the sampled (raveled, transformed) space.
-
-        Returns
-        -------
-        float
-        """
-        return self._estimate_logp(np.asarray(x, dtype=self.logp_dtype))[0]
-
     # ----------------------------------------------------------------------------------------
     # one iteration
     def astep(self, q0: RaveledVars) -> tuple[RaveledVars, list[dict[str, Any]]]:
@@ -179,6 +174,7 @@ noise_check_interval, pool_warmup
         logp_evals = self.refresh_current(q0.data)
         self._check_start(q0)
         logp_evals += self._measure_noise()
+        logp_evals += self._start_up()
         x = self.x_current
         try:
             x_new, log_q_forward = self.proposal.propose(x, self.rng)
@@ -224,6 +220,7 @@ noise_check_interval, pool_warmup
             "accepted": float(decision.accepted),
             "model_logp": self.logp_current,
             "logp_evals": logp_evals,
+            "start_up": START_UP_STATUSES[self.start_up_status],
             "invalid_proposal": not valid,
             "warning": self._warning_stat(),
             **self.proposal.stats(),
@@ -232,16 +229,6 @@ noise_check_interval, pool_warmup
         if EMIT_TUNE_STAT:
             stats["tune"] = bool(self.tune)
         return stats
-
-    # ----------------------------------------------------------------------------------------
-    # PyMC integration
-    @staticmethod
-    def _progressbar_config(n_chains: int = 1):
-        return progressbar_config(PROGRESS_FIELDS, n_chains)
-
-    @staticmethod
-    def _make_progressbar_update_functions():
-        return progressbar_updater(PROGRESS_FIELDS)
 
 
 pooled_variant(AdaptiveMHStep)  # the pool_warmup=True class, made at import: it pickles by name

@@ -51,6 +51,9 @@ from pymc_kameleon.step_methods.noise import (
     warn_noisy_estimate,
 )
 from pymc_kameleon.step_methods.pooling import pooled_variant
+from pymc_kameleon.step_methods.progress import progressbar_config, progressbar_updater
+from pymc_kameleon.step_methods.start_up import parse_start_up, plan_start_up, start_up_warning
+from pymc_kameleon.step_methods.stuck import NOISE_SD_WARNING, stuck_chain_message
 
 __all__ = [
     "NOISE_CHECK_REPEATS",
@@ -62,8 +65,6 @@ __all__ = [
 
 #: fresh estimates at the current state per noise check (pseudo-marginal models)
 NOISE_CHECK_REPEATS = 4
-#: warn at the end of warm-up when the standard deviation of log p_hat exceeds this
-NOISE_SD_WARNING = 3.0
 #: lower clip of the measured noise ceiling on the acceptance rate
 _MIN_NOISE_CEILING = 0.05
 
@@ -87,6 +88,8 @@ class GradientFreeState(StepMethodState):
     null_accept_sum: float
     null_accept_count: int
     warmup_length: int | None
+    start_up_status: str
+    start_up_warning: str | None
     dim: int = field(metadata={"frozen": True})
 
 
@@ -123,8 +126,10 @@ class GradientFreeStep(ArrayStepShared):
     #: largest number of sampled (raveled) dimensions the step is documented for; the
     #: constructor warns beyond it (None: no limit)
     documented_max_dim: ClassVar[int | None] = None
+    #: the progress bar's columns (see :mod:`pymc_kameleon.step_methods.progress`)
+    progress_fields: ClassVar[tuple] = ()
     #: what counts as an invalid proposal, for the stuck-chain warning
-    _invalid_description: ClassVar[str] = "had a NaN/-inf log-density"
+    invalid_description: ClassVar[str] = "had a NaN/-inf log-density"
 
     def __new__(cls, *args, **kwargs):
         """``pool_warmup=True`` builds the pooled variant of the class (see :mod:`.pooling`)."""
@@ -145,8 +150,10 @@ class GradientFreeStep(ArrayStepShared):
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
         pool_warmup: bool = False,
+        start_up: bool | int = True,
     ) -> None:
         blocked = check_bool("blocked", blocked)
+        self.start_up = parse_start_up(start_up)  #: True (default budget), False or a budget
         #: whether warm-up learns from every chain (the class is then the pooled variant)
         self.pool_warmup = check_bool("pool_warmup", pool_warmup)
         noise_free_other_steps = check_bool(
@@ -228,6 +235,25 @@ class GradientFreeStep(ArrayStepShared):
             stacklevel=caller_stacklevel(),
         )
 
+    def log_density(self, x: np.ndarray) -> float:
+        """The model's log-density of the step's variables at a raveled point ``x``.
+
+        For a stochastic likelihood estimate this is a fresh estimate (its noise drawn from a
+        generator of its own, so the chain's random stream is untouched).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        float
+        """
+        if self._noisy_logp is None:
+            dtype = self._logp.maker.inputs[0].variable.dtype  # the compiled logp trusts it
+            return float(self._logp(np.asarray(x, dtype=dtype)))
+        return float(self._noisy_logp(x, self._noisy_logp.draw(x, np.random.default_rng())))
+
     def _add_stats(self, extra: dict[str, tuple[Any, list]]) -> None:
         """Add sampler stats for this instance only (PyMC reads the instance attributes)."""
         self.stats_dtypes_shapes = {**self.stats_dtypes_shapes, **extra}
@@ -269,6 +295,8 @@ class GradientFreeStep(ArrayStepShared):
         self.noise_dof = 0
         self.null_accept_sum = 0.0
         self.null_accept_count = 0
+        self.start_up_status = "off"
+        self.start_up_warning = None
 
     def _reset_chain_state(self) -> None:
         """Put every piece of per-chain state back to its untuned value."""
@@ -343,68 +371,43 @@ class GradientFreeStep(ArrayStepShared):
 
     def _stuck_chain_message(self) -> str | None:
         """The end-of-warm-up warning for a chain that never moved (None if it moved)."""
-        n = self.iteration
-        logp_finite = math.isfinite(self.logp_current)
-        if self.n_moved > 0 and logp_finite:
-            return None
-        facts = [f"{self.n_moved} of {n} warm-up proposals moved the chain"]
-        if self.n_invalid:
-            facts.append(f"{self.n_invalid} {self._invalid_description}")
-        if self.n_accepted_unmoved:
-            facts.append(
-                f"{self.n_accepted_unmoved} were accepted but too small to change the values in "
-                "floating point"
-            )
-        if not logp_finite:
-            facts.append(f"the log-density at the current state is {self.logp_current}")
-        cause = self._stuck_chain_cause(logp_finite)
-        variables = ", ".join(v.name for v in self.vars)
-        what = (
-            "this chain never left its starting point during warm-up"
-            if self.n_moved == 0
-            else "this chain ended warm-up at a point with a non-finite log-density"
-        )
-        return (
-            f"{type(self).__name__} ({variables}): {what}: {'; '.join(facts)}. Its draws are "
-            f"not posterior draws. {cause}"
-        )
+        return stuck_chain_message(self)
 
-    def _stuck_chain_cause(self, logp_finite: bool) -> str:
-        """The likely cause of a stuck chain and its fix, for :meth:`_stuck_chain_message`."""
-        if not logp_finite and self.is_pseudo_marginal:
-            return (
-                "The likelihood estimator returned NaN or -inf at the current state: check that "
-                "it returns a finite log-likelihood for plausible parameters (a NaN estimate is "
-                "never accepted), or start where it is finite with pm.sample(initvals={...})."
-            )
-        if not logp_finite:
-            return (
-                "The chain is outside the support: start it inside with pm.sample(initvals={...}); "
-                "model.point_logps(point) or model.debug() shows which term is not finite."
-            )
-        if self.n_invalid == self.iteration:
-            return (
-                "Every proposal landed where the log-density is NaN or -inf: the support around "
-                "the start is much narrower than the proposal, or the likelihood "
-                "(estimator) returns NaN there; check it at points near the start, or start "
-                "elsewhere with pm.sample(initvals={...})."
-            )
-        if self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
-            return (
-                "The likelihood estimate is very noisy (noise_sd about "
-                f"{self.noise_sd:.2g}): an unusually high estimate at the current state makes "
-                "every proposal look worse. Reduce the estimator's variance (more importance "
-                "samples, particles or simulations)."
-            )
-        return (
-            "Every proposal was rejected or changed nothing: the posterior is on a scale far "
-            "from 1 (e.g. a standard deviation of 1e-6 or 1e6, or a location far larger than "
-            "the spread): rescale the parameters, e.g. sample z ~ N(0, 1) and set "
-            "x = loc + scale * z with loc and scale roughly the posterior's."
-        )
+    # ----------------------------------------------------------------------------------------
+    # the start-up (see :mod:`pymc_kameleon.step_methods.start_up`)
+    def _start_up(self) -> int:
+        """At a chain's first warm-up iteration: climb to a mode; return the evaluations.
+
+        Where the Gaussian at the mode is trusted the chain moves to an overdispersed draw of it
+        and the Gaussian goes to :meth:`_begin_from_gaussian`; otherwise the chain stays at its
+        initial point (the ordinary warm-up, as without the start-up).
+        """
+        result = plan_start_up(self)
+        if result is None:
+            return 0
+        initial_value = self.logp_current
+        if result.uses_gaussian:
+            self.x_current = np.asarray(result.point, dtype=self.x_current.dtype)
+            self.logp_current = result.log_density
+            self._begin_from_gaussian(result.mean, result.covariance)
+        self.start_up_status = result.status
+        self.start_up_warning = start_up_warning(self, result, initial_value)
+        return result.n_evals
+
+    @property
+    def takes_gaussian_start(self) -> bool:
+        """Whether the warm-up can begin from a Gaussian's shape (then the start-up runs)."""
+        return False
+
+    def _begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
+        """Hook: the start-up found a Gaussian posterior; begin the warm-up from its shape."""
 
     def _warning_stat(self) -> SamplerWarning | None:
-        """The ``warning`` stat: the stuck-chain warning at the first post-warm-up iteration."""
+        """The ``warning`` stat: a start-up fallback's warning at once, the stuck-chain warning
+        at the first post-warm-up iteration."""
+        if self.start_up_warning is not None:
+            message, self.start_up_warning = self.start_up_warning, None
+            return SamplerWarning(WarningType.CONVERGENCE, message, "warning", step=self.iteration)
         if self.stuck_warning is None or self.tune:
             return None
         message, self.stuck_warning = self.stuck_warning, None
@@ -549,6 +552,14 @@ class GradientFreeStep(ArrayStepShared):
 
     # ----------------------------------------------------------------------------------------
     # PyMC integration
+    @classmethod
+    def _progressbar_config(cls, n_chains: int = 1):
+        return progressbar_config(cls.progress_fields, n_chains)
+
+    @classmethod
+    def _make_progressbar_update_functions(cls):
+        return progressbar_updater(cls.progress_fields)
+
     @staticmethod
     def competence(var, has_grad):
         """How suited the step is to a model variable, for ``pm.sample``'s automatic assignment.

@@ -154,6 +154,18 @@ class KameleonStep(AdaptiveMHStep):
         shared and every chain is an exact chain of its own frozen kernel. Works with any number of
         chains (with one there is nothing to pool); with ``cores=1`` the step object passed holds
         the last chain's learned state afterwards. See :doc:`/concepts/warmup`.
+    start_up : bool or int, default True
+        With ``warmup="whitened"`` and a deterministic log-density, each chain first climbs
+        from its initial point to a mode (Newton steps on finite differences, no gradients)
+        and takes the curvature there. Where that Gaussian fits the posterior (checked at 3
+        sds along each principal axis), the chain starts at an overdispersed draw of it and the
+        warm-up's first whitening map is its covariance; elsewhere (a banana's or a funnel's
+        mode, a saddle, a climb that did not finish) the chain starts at its initial point
+        with the ordinary warm-up, and the ``start_up`` stat names the reason (a warning for
+        the reasons a user can act on). True spends at most a third of ``tune`` evaluations
+        (all counted in ``logp_evals``); an int is the budget; False turns it off. Skipped with
+        ``initial_history``, ``tune=0`` and stochastic likelihood estimates. See
+        :doc:`/concepts/warmup`.
     initial_history : array_like of shape (n, d), optional
         States of the sampled space (the step's variables raveled in order, on the transformed
         scale, as ``model.initial_point()`` lists them), e.g. exact draws from the target or the
@@ -193,16 +205,18 @@ class KameleonStep(AdaptiveMHStep):
 
     Sampler statistics: ``accept`` (min(1, MH ratio)), ``accepted`` (0.0/1.0), ``scaling``
     (:math:`\nu^2`), ``bandwidth``, ``n_history`` (rows of :math:`z` in use), ``model_logp``,
-    ``logp_evals`` (log-density evaluations this iteration) and ``invalid_proposal`` (the proposal
-    had a NaN/-inf log-density and was rejected).
-    With ``warmup="whitened"`` there are more: ``warmup_stage`` (0 per-coordinate start,
-    1 covariance windows, 2 settling, 3 frozen), ``n_windows`` (window estimates used so far),
-    ``component`` (0 the kernel move, 1 the global move; -1 before the first of them), the kernel
-    move's ``move0_scaling``, ``move0_bandwidth`` and ``move0_n_history`` (the same as
-    ``scaling``, ``bandwidth`` and ``n_history``) and the global move's scale ``move1_scaling``.
-    With a stochastic likelihood estimate there is one more stat, ``noise_sd``: the standard
-    deviation of :math:`\log \hat p` at the current state, pooled over the checks so far
-    (pseudo-marginal chains stick when it is well above 1-2).
+    ``logp_evals`` (log-density evaluations this iteration, the start-up's included at the
+    first), ``start_up`` (the start-up's outcome, constant over a chain: 0 did not run, 1
+    Gaussian start, 2-7 fallbacks, see :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`),
+    and ``invalid_proposal`` (the proposal had a NaN/-inf log-density and was rejected). With
+    ``warmup="whitened"`` there are more: ``warmup_stage`` (0 per-coordinate start, 1 covariance
+    windows, 2 settling, 3 frozen), ``n_windows`` (window estimates used so far), ``component``
+    (0 the kernel move, 1 the global move; -1 before the first of them), the kernel move's
+    ``move0_scaling``, ``move0_bandwidth`` and ``move0_n_history`` (the same as ``scaling``,
+    ``bandwidth`` and ``n_history``) and the global move's scale ``move1_scaling``. With a
+    stochastic likelihood estimate there is one more stat, ``noise_sd``: the standard deviation
+    of :math:`\log \hat p` at the current state, pooled over the checks so far (pseudo-marginal
+    chains stick when it is well above 1-2).
 
     ``warning`` is None except at the first iteration after warm-up of a chain that never moved
     during warm-up (or ended it with a non-finite log-density): then it holds a
@@ -254,6 +268,7 @@ class KameleonStep(AdaptiveMHStep):
         noise_check_interval: int = 100,
         pool_warmup: bool = False,
         initial_history: Any = None,
+        start_up: bool | int = True,
     ) -> None:
         self.n_history = check_int("n_history", n_history, minimum=2)
         self.gamma = check_positive("gamma", gamma, hint=_GAMMA_HINT)
@@ -272,6 +287,7 @@ class KameleonStep(AdaptiveMHStep):
             initial_point=initial_point, compile_kwargs=compile_kwargs, blocked=blocked, rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval, pool_warmup=pool_warmup,
+            start_up=start_up,
         )  # fmt: skip
 
     def _build_proposal(

@@ -32,6 +32,7 @@ from pymc_kameleon.core.proposals import (
     Transition,
     WhitenedProposal,
 )
+from pymc_kameleon.core.start_up import START_UP_STATUSES
 from pymc_kameleon.core.surrogates.coordinates import LearnerCoordinates
 from pymc_kameleon.core.surrogates.learner import LearnerSettings, SurrogateLearner
 from pymc_kameleon.step_methods.arguments import (
@@ -47,8 +48,6 @@ from pymc_kameleon.step_methods.base import (
 from pymc_kameleon.step_methods.pooling import pooled_variant
 from pymc_kameleon.step_methods.progress import (
     ProgressField,
-    progressbar_config,
-    progressbar_updater,
 )
 
 __all__ = ["KMCState", "KMCStep"]
@@ -253,6 +252,18 @@ class KMCStep(GradientFreeStep):
         frozen kernel. Works with any number of chains (with one there is nothing to pool); with
         ``cores=1`` the step object passed holds the last chain's learned state afterwards. See
         :doc:`/concepts/warmup`.
+    start_up : bool or int, default True
+        With ``warmup="whitened"`` and a deterministic log-density, each chain first climbs
+        from its initial point to a mode (Newton steps on finite differences, no gradients)
+        and takes the curvature there. Where that Gaussian fits the posterior (checked at 3
+        sds along each principal axis), the chain starts at an overdispersed draw of it and the
+        warm-up's first whitening map is its covariance; elsewhere (a banana's or a funnel's
+        mode, a saddle, a climb that did not finish) the chain starts at its initial point
+        with the ordinary warm-up, and the ``start_up`` stat names the reason (a warning for
+        the reasons a user can act on). True spends at most a third of ``tune`` evaluations
+        (all counted in ``logp_evals``); an int is the budget; False turns it off. Skipped with
+        ``initial_history``, ``tune=0`` and stochastic likelihood estimates. See
+        :doc:`/concepts/warmup`.
 
     Notes
     -----
@@ -264,18 +275,21 @@ class KMCStep(GradientFreeStep):
 
     Sampler statistics (HamiltonianMC names where the meaning is the same): ``accept`` (min(1,
     exp(-energy_error))), ``accepted`` (0.0/1.0), ``step_size``, ``n_steps``, ``energy``
-    (Hamiltonian of the state kept), ``energy_error`` (:math:`H` at the end point minus :math:`H` at
-    the start), ``diverging`` (the trajectory left the finite numbers, the end point has a NaN/-inf
-    log-density, or the energy error exceeded 1000; never accepted), ``model_logp``, ``logp_evals``
-    (model log-density evaluations this iteration), ``surrogate_grad_evals``, ``lengthscale`` and
-    ``n_basis`` (basis points or features of the surrogate in use; 0 before the first fit), and
-    ``surrogate_scale`` (the calibrated factor :math:`\beta` on the surrogate gradient). With
-    ``warmup="whitened"`` also ``warmup_stage`` (0 per-coordinate start, 1 covariance windows, 2
-    settling with the final map, 3 frozen after warm-up) and ``n_windows`` (covariance windows used
-    so far). With a stochastic likelihood estimate there is one more stat, ``noise_sd``: the
-    standard deviation of :math:`\log \hat p` at the current state, pooled over the checks so far
-    (pseudo-marginal chains stick when it is well above 1-2). The Metropolis test uses the stored
-    estimate of the current state and a fresh one at the end point, so the chain stays exact.
+    (Hamiltonian of the state kept), ``energy_error`` (:math:`H` at the end point minus
+    :math:`H` at the start), ``diverging`` (the trajectory left the finite numbers, the end
+    point has a NaN/-inf log-density, or the energy error exceeded 1000; never accepted),
+    ``model_logp``, ``logp_evals`` (model log-density evaluations this iteration), ``start_up``
+    (the start-up's outcome, constant over a chain: 0 did not run, 1 Gaussian start, 2-7
+    fallbacks, see :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`),
+    ``surrogate_grad_evals``, ``lengthscale`` and ``n_basis`` (basis points or features of the
+    surrogate in use; 0 before the first fit), and ``surrogate_scale`` (the calibrated factor
+    :math:`\beta` on the surrogate gradient). With ``warmup="whitened"`` also ``warmup_stage``
+    (0 per-coordinate start, 1 covariance windows, 2 settling with the final map, 3 frozen after
+    warm-up) and ``n_windows`` (covariance windows used so far). With a stochastic likelihood
+    estimate there is one more stat, ``noise_sd``: the standard deviation of :math:`\log \hat p`
+    at the current state, pooled over the checks so far (pseudo-marginal chains stick when it is
+    well above 1-2). The Metropolis test uses the stored estimate of the current state and a
+    fresh one at the end point, so the chain stays exact.
 
     ``warning`` is None except at the first iteration after warm-up of a chain that never moved
     during warm-up (or ended it with a non-finite log-density): then it holds a
@@ -321,6 +335,7 @@ class KMCStep(GradientFreeStep):
         "diverging": (bool, []),
         "model_logp": (np.float64, []),
         "logp_evals": (np.int64, []),
+        "start_up": (np.int64, []),
         "surrogate_grad_evals": (np.int64, []),
         "lengthscale": (np.float64, []),
         "n_basis": (np.int64, []),
@@ -329,8 +344,9 @@ class KMCStep(GradientFreeStep):
         **({"tune": (bool, [])} if EMIT_TUNE_STAT else {}),
     }
     documented_max_dim = 50
+    progress_fields = PROGRESS_FIELDS
     _state_class = KMCState
-    _invalid_description: ClassVar[str] = (
+    invalid_description: ClassVar[str] = (
         "had a NaN/-inf log-density or a trajectory that left the finite numbers"
     )
 
@@ -362,6 +378,7 @@ class KMCStep(GradientFreeStep):
         noise_free_other_steps: bool = False,
         noise_check_interval: int = 100,
         pool_warmup: bool = False,
+        start_up: bool | int = True,
     ) -> None:
         self.learner_settings = LearnerSettings.from_arguments(
             estimator, n_history, n_features, lengthscale, regularisation, mass,
@@ -378,6 +395,7 @@ class KMCStep(GradientFreeStep):
             compile_kwargs=compile_kwargs, blocked=blocked, rng=rng,
             noise_free_other_steps=noise_free_other_steps,
             noise_check_interval=noise_check_interval, pool_warmup=pool_warmup,
+            start_up=start_up,
         )  # fmt: skip
         if initial_history is not None:
             self._set_initial_history(initial_history)
@@ -461,25 +479,6 @@ class KMCStep(GradientFreeStep):
         z = self.coordinates.to_kernel(np.asarray(x, dtype=float))
         return self.coordinates.gradient_to_states(self.learner.gradient(z))
 
-    def log_density(self, x: np.ndarray) -> float:
-        """The model's log-density of the step's variables at the raveled state ``x``.
-
-        For a stochastic likelihood estimate this is a fresh estimate (its noise drawn from a
-        generator of its own, so the chain's random stream is untouched).
-
-        Parameters
-        ----------
-        x : numpy.ndarray, shape (d,)
-
-        Returns
-        -------
-        float
-        """
-        if self._noisy_logp is None:
-            dtype = self._logp.maker.inputs[0].variable.dtype  # the compiled logp trusts it
-            return float(self._logp(np.asarray(x, dtype=dtype)))
-        return float(self._noisy_logp(x, self._noisy_logp.draw(x, np.random.default_rng())))
-
     # ----------------------------------------------------------------------------------------
     # chain life cycle
     def _reset_chain_state(self) -> None:
@@ -516,6 +515,16 @@ class KMCStep(GradientFreeStep):
         if pilot is not None:
             self.learner.enter_initial_history(self.coordinates.to_kernel(pilot), self.rng)
 
+    @property
+    def takes_gaussian_start(self) -> bool:
+        """Whether the warm-up can begin from a Gaussian's shape (the whitened one can)."""
+        return self.warmup == "whitened"
+
+    def _begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
+        # the map from iteration 0, and the learner's coordinates
+        self.explore.start_from(mean, covariance)
+        self.coordinates.follow(self.explore.affine, self.learner)
+
     def stop_tuning(self) -> None:
         """End warm-up: fix the step-size scale at its weighted warm-up average; freeze."""
         if self.tune:
@@ -550,6 +559,7 @@ class KMCStep(GradientFreeStep):
         logp_evals = self._refresh_current(q0.data)
         self._check_start(q0)
         logp_evals += self._measure_noise()
+        logp_evals += self._start_up()
         explore = self.tune and (
             self.surrogate is None  # (never fitted during a whitened warm-up's start)
             or (self.warmup_explore > 0.0 and self.rng.random() < self.warmup_explore)
@@ -565,6 +575,7 @@ class KMCStep(GradientFreeStep):
             **moved_stats,
             "model_logp": self.logp_current,
             "logp_evals": logp_evals + moved_stats.pop("logp_evals"),
+            "start_up": START_UP_STATUSES[self.start_up_status],
             "lengthscale": float(self.learner.lengthscale),
             "n_basis": self.learner.n_basis,
             "surrogate_scale": self.learner.surrogate_scale,
@@ -727,16 +738,6 @@ class KMCStep(GradientFreeStep):
         for x in states:
             if self.learner.learn(self.coordinates.to_kernel(x), t, self.rng, tuning=True):
                 self.step_scale.reset()
-
-    # ----------------------------------------------------------------------------------------
-    # progress bar
-    @staticmethod
-    def _progressbar_config(n_chains: int = 1):
-        return progressbar_config(PROGRESS_FIELDS, n_chains)
-
-    @staticmethod
-    def _make_progressbar_update_functions():
-        return progressbar_updater(PROGRESS_FIELDS)
 
 
 pooled_variant(KMCStep)  # the pool_warmup=True class, made at import: it pickles by name

@@ -87,7 +87,7 @@ def test_a_saddle_is_reported_and_gives_no_covariance():
     def log_density(x):  # a maximum in x0, a minimum in x1 near the start: a saddle at 0
         return -0.5 * x[0] ** 2 + 0.5 * x[1] ** 2 - 0.25 * x[1] ** 4
 
-    result = find_mode_and_curvature(log_density, np.array([0.3, 1e-12]), max_search_evals=5)
+    result = find_mode_and_curvature(log_density, np.array([0.3, 1e-12]))
     assert result.status in {"indefinite", "no_curvature"}
     assert result.covariance is None
     # at the saddle itself the curvature is indefinite

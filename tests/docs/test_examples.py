@@ -74,6 +74,12 @@ def check_ess_counts(ns: dict) -> None:
     assert by_sampler["pm.Metropolis"]["draw_evals"] == 8 * iterations  # one per coordinate
 
 
+def check_start_up(ns: dict) -> None:
+    started, ordinary = ns["paths"][True], ns["paths"][False]
+    assert np.all(np.abs(started) < 6.0)  # from its first state in the posterior (sd units)
+    assert abs(ordinary[0]) > 3.0  # 0 is 3.8 sds out along the ridge
+
+
 #: What a script's results must show beyond its figures; each script runs once (its sampling
 #: and compiles are the cost) and is checked here.
 RESULT_CHECKS = {
@@ -81,6 +87,7 @@ RESULT_CHECKS = {
     "plot_gpc_glass": check_gpc,
     "plot_abc_skew_normal": check_abc,
     "plot_ess_per_evaluation": check_ess_counts,
+    "plot_start_up": check_start_up,
 }
 
 

@@ -156,6 +156,7 @@ def test_stat_dtypes(sampled):
         "scaling",
         "model_logp",
         "logp_evals",
+        "start_up",
         "invalid_proposal",
         "warning",
     }

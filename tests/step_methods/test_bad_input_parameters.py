@@ -49,6 +49,7 @@ COMMON = {
     "pool_warmup": BOOLEAN,
     "blocked": [v for v in BOOLEAN if v is not None],  # None is PyMC's "class default"
     "noise_check_interval": [*INTEGER, None, -5],
+    "start_up": ["True", "100", NAN, 2.5, 100.0, np.float64(100.0), -1, None, [100]],
     "compile_kwargs": MAPPING,
     "initial_point": MAPPING,
     "rng": ["abc", 1.5, -1, True, np.random.RandomState(0), [0.5]],

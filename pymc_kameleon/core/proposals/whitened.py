@@ -287,6 +287,28 @@ class WhitenedProposal(Proposal):
         later = [stop for stop in self.planned_stops if stop > after]
         return later[0] if later else None
 
+    def start_from(self, mean: np.ndarray, covariance: np.ndarray) -> None:
+        """Skip the per-coordinate start: begin in the coordinates that whiten ``covariance``.
+
+        For a chain whose start-up found the posterior's shape (the Gaussian at a mode, see
+        :mod:`pymc_kameleon.core.start_up`): the main proposal works in those coordinates from
+        the next iteration, and the windows (from here, as if the start had ended) refine them.
+
+        Parameters
+        ----------
+        mean : numpy.ndarray, shape (d,)
+        covariance : numpy.ndarray, shape (d, d)
+            Symmetric positive definite.
+        """
+        self.in_start = False
+        self.start_stop = 0
+        self.windows.reset()
+        if self.learn_map and self.warmup_length is not None:
+            self.planned_stops = planned_window_stops(0, self.warmup_length, self.first_window)
+        self.window_length = self.first_window
+        self.window_stop = self._next_stop(0) if self.learn_map else None
+        self._use_map(whitening_map(mean, covariance))
+
     def _use_initial_map(self) -> None:
         states = np.asarray(self.initial_states, dtype=np.float64)
         few = states.shape[0] < 10 * self.dim

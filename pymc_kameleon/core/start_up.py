@@ -1,0 +1,177 @@
+"""A chain's start-up: climb to a mode, and start from its Gaussian when the shape is Gaussian.
+
+Issue 30: a chain started far out in a narrow direction of a strongly correlated posterior
+spends its warm-up random-walking toward the bulk and learning the covariance, and may never
+get there. When the log-density is deterministic, :func:`gaussian_start_up` first climbs from
+the chain's own point (:func:`~pymc_kameleon.core.mode_start.find_mode_and_curvature`), then
+decides whether the Gaussian at the top is a fair summary of the posterior:
+
+- the curvature there must be positive definite at a converged mode;
+- along each principal axis, both ways at 3 sds, the log-density must drop by 4.5 (a
+  Gaussian's drop) within a factor 2 (:data:`AXIS_DROP_FACTOR`). The two sides are averaged,
+  which cancels a mode that is slightly off. On the project's real models the largest drops
+  are 4.5–5.4 (garch11 7.8; nile-arma11, near its stationarity boundary, 78); Haario's
+  bananas B(0.01 ... 0.1, 100) give 11–45 and the flower 24.
+
+When it is, the chain starts at an overdispersed draw of that Gaussian and the warm-up takes its
+covariance as the first whitening map; when it is not, the step keeps the chain at its initial
+point with the ordinary warm-up (a climb that ends at a funnel's neck or a saddle is no better
+a start). Every evaluation is counted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from pymc_kameleon.core.mode_start import axis_drops, find_mode_and_curvature
+
+__all__ = [
+    "AXIS_DROP_FACTOR",
+    "START_SPREAD",
+    "START_UP_STATUSES",
+    "StartUp",
+    "default_start_up_budget",
+    "gaussian_start_up",
+    "minimum_start_up_budget",
+]
+
+#: the ``start_up`` stat's values: 1 starts from the Gaussian, 2-7 fall back
+START_UP_STATUSES = {
+    "off": 0,
+    "gaussian": 1,
+    "not_gaussian": 2,
+    "indefinite": 3,
+    "no_curvature": 4,
+    "not_converged": 5,
+    "out_of_budget": 6,
+    "non_finite_start": 7,
+}
+#: the axis test: a drop at 3 sds within this factor of a Gaussian's 4.5
+AXIS_DROP_FACTOR = 2.0
+#: the start is drawn from the Gaussian with its sds multiplied by this (overdispersed)
+START_SPREAD = 1.5
+_AXIS_DISTANCE = 3.0
+_MAX_DRAWS = 10
+
+
+@dataclass(frozen=True)
+class StartUp:
+    """The result of :func:`gaussian_start_up`.
+
+    Attributes
+    ----------
+    status : str
+        A key of :data:`START_UP_STATUSES`.
+    point : numpy.ndarray, shape (d,)
+        Where the chain starts.
+    log_density : float
+        The log-density there.
+    mean, covariance : numpy.ndarray or None
+        The Gaussian the warm-up starts from (None when it falls back).
+    n_evals : int
+        Log-density evaluations spent.
+    """
+
+    status: str
+    point: np.ndarray
+    log_density: float
+    mean: np.ndarray | None
+    covariance: np.ndarray | None
+    n_evals: int
+
+    @property
+    def uses_gaussian(self) -> bool:
+        """Whether the warm-up starts from the Gaussian."""
+        return self.covariance is not None
+
+
+def minimum_start_up_budget(dim: int) -> int:
+    """The fewest evaluations worth a start-up: one curvature, the axis test and the draws.
+
+    ``d (d + 1)`` for the Hessian and the gradient (two per coordinate and two per pair), as
+    many again per coordinate for finding the difference steps, ``2 d`` for the axis test and
+    ten for the start draw: ``d^2 + 5 d + 10``. With less, the start-up does not run.
+
+    Parameters
+    ----------
+    dim : int
+
+    Returns
+    -------
+    int
+    """
+    return dim * dim + 5 * dim + _MAX_DRAWS
+
+
+def default_start_up_budget(warmup_length: int) -> int:
+    """Evaluations the start-up may spend by default: a third of the warm-up's.
+
+    Measured on the real-model suite (BENCHMARKS.md, "The start-up"), the climb spends 4-9 % of
+    a 3000-iteration warm-up on most models and 26 % on longley's ridge, which a quarter cuts
+    off at the margin.
+
+    Parameters
+    ----------
+    warmup_length : int
+        Warm-up iterations (one log-density evaluation each).
+
+    Returns
+    -------
+    int
+    """
+    return max(0, int(warmup_length) // 3)
+
+
+def gaussian_start_up(
+    log_density: Callable[[np.ndarray], float],
+    start: np.ndarray,
+    budget: int,
+    rng: np.random.Generator,
+) -> StartUp:
+    """Climb from ``start``; if the top is Gaussian, draw the chain's start from that Gaussian.
+
+    Parameters
+    ----------
+    log_density : callable
+        ``x -> log p(x)``, deterministic.
+    start : numpy.ndarray, shape (d,)
+        The chain's initial point.
+    budget : int
+        Evaluations allowed in all (climb, axis test and start draws).
+    rng : numpy.random.Generator
+        For the start draw.
+
+    Returns
+    -------
+    StartUp
+    """
+    d = np.size(start)
+    reserve = 2 * d + _MAX_DRAWS  # the axis test and the draws
+    found = find_mode_and_curvature(log_density, start, max_evals=max(1, budget - reserve))
+    spent = found.n_evals
+    if found.covariance is None:
+        return StartUp(found.status, found.mode, found.log_density, None, None, spent)
+    drops = axis_drops(log_density, found.mode, found.log_density, found.covariance, _AXIS_DISTANCE)
+    spent += drops.size
+    symmetric = 0.5 * (drops[0::2] + drops[1::2])
+    expected = 0.5 * _AXIS_DISTANCE**2
+    gaussian = np.all(np.abs(np.log(symmetric / expected)) <= math.log(AXIS_DROP_FACTOR))
+    if not gaussian:  # (NaN-free: an infinite drop fails the test)
+        return StartUp("not_gaussian", found.mode, found.log_density, None, None, spent)
+    point, value, draws = _overdispersed_draw(log_density, found, rng)
+    return StartUp(found.status, point, value, found.mode, found.covariance, spent + draws)
+
+
+def _overdispersed_draw(log_density, found, rng) -> tuple[np.ndarray, float, int]:
+    """A draw of ``N(mode, (START_SPREAD sd)^2)`` with a finite log-density (else the mode)."""
+    low = np.linalg.cholesky(found.covariance)
+    for draw in range(1, _MAX_DRAWS + 1):
+        point = found.mode + START_SPREAD * (low @ rng.standard_normal(found.mode.size))
+        value = float(log_density(point))
+        if math.isfinite(value):
+            return point, value, draw
+    return found.mode, found.log_density, _MAX_DRAWS

@@ -1,0 +1,185 @@
+"""The steps' side of a chain's start-up (see :mod:`pymc_kameleon.core.start_up`).
+
+At the first warm-up iteration of a chain, a step whose model has a deterministic log-density
+climbs from the chain's initial point to a mode. Where the posterior is Gaussian there, the
+chain starts at an overdispersed draw of that Gaussian and the warm-up's first whitening map is
+its covariance; elsewhere the chain stays at its initial point and the warm-up is the ordinary
+one. This module parses the ``start_up`` argument, runs the start-up for a step, and
+words the warning of a fallback a user can do something about.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from pymc_kameleon.core.checks import ArgumentTypeError, check_int, show
+from pymc_kameleon.core.start_up import (
+    START_UP_STATUSES,
+    StartUp,
+    default_start_up_budget,
+    gaussian_start_up,
+    minimum_start_up_budget,
+)
+
+__all__ = [
+    "ASSUMED_WARMUP_LENGTH",
+    "parse_start_up",
+    "plan_start_up",
+    "start_up_budget",
+    "start_up_code",
+    "start_up_warning",
+]
+
+#: warm-up length assumed for the default budget when the sampler does not say
+ASSUMED_WARMUP_LENGTH = 1000
+#: fallbacks that get a warning (a banana's or a flower's mode, "not_gaussian", is expected)
+_WARNED = ("indefinite", "no_curvature", "not_converged", "out_of_budget")
+
+
+def parse_start_up(value: Any) -> bool | int:
+    """``start_up``: True (default budget), False (off) or an evaluation budget (int >= 0).
+
+    Parameters
+    ----------
+    value : bool or int
+
+    Returns
+    -------
+    bool or int
+
+    Raises
+    ------
+    ArgumentTypeError
+        For anything else.
+    """
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, int | np.integer):
+        return check_int("start_up", value, minimum=0)
+    raise ArgumentTypeError(
+        "`start_up` must be True (climb to a mode first, with a third of the warm-up's "
+        "evaluations), False (start where PyMC starts the chain) or a number of log-density "
+        f"evaluations (an int), got {show(value)}."
+    )
+
+
+def start_up_budget(step) -> int:
+    """The evaluations the start-up of ``step`` may spend (its ``start_up``, or the default).
+
+    Parameters
+    ----------
+    step : GradientFreeStep
+
+    Returns
+    -------
+    int
+    """
+    if step.start_up is not True:
+        return int(step.start_up)
+    length = step.warmup_length
+    return default_start_up_budget(ASSUMED_WARMUP_LENGTH if length is None else length)
+
+
+def _applies(step) -> bool:
+    return (
+        step.iteration == 0
+        and bool(step.tune)
+        and step.warmup_length != 0
+        and step.start_up is not False
+        and step.takes_gaussian_start  # (the classic warm-up keeps the published algorithm)
+        and not step.is_pseudo_marginal  # a noisy estimate cannot be climbed or differenced
+        and getattr(step, "initial_history", None) is None  # a pilot already gives the shape
+        and math.isfinite(step.logp_current)
+    )
+
+
+def plan_start_up(step) -> StartUp | None:
+    """The start-up of a chain at its first warm-up iteration (None where it does not apply).
+
+    It applies with a whitened warm-up, a deterministic log-density, ``tune > 0``, no
+    ``initial_history``, ``start_up`` not False, and a budget that pays for one curvature
+    (:func:`~pymc_kameleon.core.start_up.minimum_start_up_budget`).
+
+    Parameters
+    ----------
+    step : GradientFreeStep
+        At its first iteration, its current state the chain's initial point.
+
+    Returns
+    -------
+    StartUp or None
+    """
+    if not _applies(step) or start_up_budget(step) < minimum_start_up_budget(step.dim):
+        return None
+    dtype = step.x_current.dtype
+    compiled = step.compiled_logp
+
+    def log_density(x: np.ndarray) -> float:
+        return float(compiled(np.asarray(x, dtype=dtype)))
+
+    return gaussian_start_up(log_density, step.x_current, start_up_budget(step), step.rng)
+
+
+def start_up_warning(step, result: StartUp, initial_value: float) -> str | None:
+    """The message of a start-up that fell back for a reason the user can act on, or None.
+
+    Parameters
+    ----------
+    step : GradientFreeStep
+    result : StartUp
+    initial_value : float
+        The log-density at the chain's initial point.
+
+    Returns
+    -------
+    str or None
+    """
+    if result.status not in _WARNED:
+        return None
+    budget = start_up_budget(step)
+    name = type(step).__name__
+    variables = ", ".join(v.name for v in step.vars)
+    climbed = (
+        f"the chain starts at its initial point (log-density {initial_value:.6g}; the best "
+        f"point found has {result.log_density:.6g}) with the ordinary warm-up"
+    )
+    reasons = {
+        "out_of_budget": f"the climb to a mode used all {budget} log-density evaluations it "
+        "may spend (by default a third of the warm-up's) before reaching one",
+        "not_converged": "the climb to a mode stopped making progress before reaching one",
+        "indefinite": "the climb stopped where the log-density curves up along some direction "
+        "(a saddle, or a ridge between modes)",
+        "no_curvature": "near the point found the log-density does not change along some "
+        "variable (a variable the model does not depend on there, or an improper posterior)",
+    }
+    fixes = {
+        "out_of_budget": f"A longer warm-up (pm.sample(tune=...)) or {name}(start_up=N) with "
+        f"more than {budget} evaluations lets it finish; ",
+        "not_converged": "",
+        "indefinite": "If the chains disagree (R-hat above 1.01), the posterior may have several "
+        "modes; ",
+        "no_curvature": "Check that every variable is identified by the data or has a proper "
+        "prior; ",
+    }
+    return (
+        f"{name} ({variables}): start-up fell back ({result.status}): {reasons[result.status]}; "
+        f"{climbed}. {fixes[result.status]}{name}(start_up=False) starts at PyMC's initial "
+        "point without the climb."
+    )
+
+
+def start_up_code(status: str) -> int:
+    """The ``start_up`` stat's value of a status (see :data:`START_UP_STATUSES`).
+
+    Parameters
+    ----------
+    status : str
+
+    Returns
+    -------
+    int
+    """
+    return START_UP_STATUSES[status]

@@ -1,0 +1,153 @@
+"""The start-up inside ``pm.sample``: where it runs, what it costs, what it tells the user.
+
+Issue 30: a chain started far out in a narrow direction of a strongly correlated posterior
+never found the bulk during warm-up. With a deterministic log-density each chain first climbs
+to a mode; where the Gaussian there fits, it starts from an overdispersed draw of it and the
+warm-up from its covariance.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pymc as pm
+import pytest
+from helpers.models import mv_model
+from helpers.noisy_models import native_model
+from helpers.sampling import SAMPLE_KW, CountingLogp, posterior_array
+
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon._compat import posterior_dataset
+from pymc_kameleon.core.start_up import START_UP_STATUSES
+
+STEPS = {
+    "kameleon": lambda **kw: KameleonStep(n_history=50, **kw),
+    "adaptive_metropolis": lambda **kw: AdaptiveMetropolis(**kw),
+    "kmc": lambda **kw: KMCStep(adapt_start=50, n_steps_range=(5, 15), **kw),
+}
+SDS = np.array([1e-3, 1.0, 1e3])
+CORR = np.array([[1.0, 0.9, -0.5], [0.9, 1.0, -0.3], [-0.5, -0.3, 1.0]])
+MEAN = np.array([1.0, -2.0, 3e3])
+
+
+def scaled_model() -> pm.Model:
+    with pm.Model() as model:
+        pm.MvNormal("x", MEAN, CORR * np.outer(SDS, SDS))
+    return model
+
+
+def sample(make_step, model, tune=400, draws=50, chains=2, cores=1, seed=3, far=True):
+    """``pm.sample`` with the step ``make_step()``, every chain started at 0 if ``far``."""
+    initvals = {"x": np.zeros(3)} if far else None
+    with model:
+        return pm.sample(
+            tune=tune, draws=draws, chains=chains, cores=cores, step=make_step(),
+            random_seed=seed, discard_tuned_samples=False, initvals=initvals, **SAMPLE_KW,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(STEPS))
+def test_a_far_start_on_a_badly_scaled_gaussian_starts_from_its_gaussian(name):
+    """Started at 0 (hundreds of sds out in x[2], log-density -4.5e6 from the mode)."""
+    idata = sample(STEPS[name], scaled_model())
+    warm = posterior_dataset(idata, "warmup_sample_stats")
+    assert (warm["start_up"].values == START_UP_STATUSES["gaussian"]).all()
+    first = warm["model_logp"].values[:, 0] if "model_logp" in warm else warm["lp"].values[:, 0]
+    assert np.all(first > -20.0)  # at the first iteration the chain is in the bulk
+    evals = warm["logp_evals"].values
+    assert np.all(evals[:, 0] <= 400 // 3 + 2)  # the climb, the start and the proposal
+    assert np.all(evals[:, 1:] == 1)
+
+
+def test_every_evaluation_of_the_start_up_is_counted():
+    model = scaled_model()
+    with model:
+        step = STEPS["adaptive_metropolis"]()
+    counter = CountingLogp(step._logp)
+    step._logp = counter
+    step.set_rng(np.random.default_rng(0))
+    point = {"x": np.zeros(3)}
+    point, stats = step.step(point)
+    assert stats[0]["logp_evals"] == counter.calls > 20
+    assert stats[0]["start_up"] == START_UP_STATUSES["gaussian"]
+
+
+@pytest.mark.parametrize("name", ["adaptive_metropolis", "kmc"])
+def test_reproducible_and_the_same_with_one_and_two_cores(name):
+    model = scaled_model()
+    runs = [sample(STEPS[name], model, tune=300, draws=30, cores=c) for c in (1, 2, 2)]
+    other = sample(STEPS[name], model, tune=300, draws=30, seed=4)
+    draws = [posterior_array(r) for r in runs]
+    assert np.array_equal(draws[0], draws[1]) and np.array_equal(draws[1], draws[2])
+    assert not np.array_equal(draws[0], posterior_array(other))
+
+
+@pytest.mark.parametrize("name", list(STEPS))
+def test_turned_off_the_chain_starts_at_the_initial_point(name):
+    idata = sample(lambda: STEPS[name](start_up=False), mv_model(), tune=200, draws=10)
+    warm = posterior_dataset(idata, "warmup_sample_stats")
+    assert (warm["start_up"].values == START_UP_STATUSES["off"]).all()
+    assert (warm["logp_evals"].values[:, 0] == 2).all()
+
+
+def test_the_classic_warm_up_and_tune_0_do_not_run_it():
+    classic = sample(lambda: KameleonStep(warmup="classic"), mv_model(), tune=200, draws=10)
+    warm = posterior_dataset(classic, "warmup_sample_stats")
+    assert (warm["start_up"].values == 0).all()
+    no_tune = sample(AdaptiveMetropolis, mv_model(), tune=0, draws=20)
+    assert (posterior_dataset(no_tune, "sample_stats")["start_up"].values == 0).all()
+
+
+@pytest.mark.parametrize("name", ["adaptive_metropolis", "kmc"])
+def test_a_stochastic_likelihood_estimate_skips_it(name):
+    """A noisy estimate cannot be climbed or differenced: the chain stays pseudo-marginal."""
+    idata = sample(STEPS[name], native_model(), tune=200, draws=10, far=False)
+    assert (posterior_dataset(idata, "warmup_sample_stats")["start_up"].values == 0).all()
+
+
+def test_a_banana_falls_back_quietly(caplog):
+    with pm.Model() as model:
+        x0 = pm.Normal("x0", 0.0, 10.0)
+        pm.Normal("x1", -0.1 * (x0**2 - 100.0), 1.0)
+    with caplog.at_level(logging.WARNING, logger="pymc"), model:
+        idata = pm.sample(
+            tune=400, draws=20, chains=1, step=AdaptiveMetropolis(), random_seed=1,
+            discard_tuned_samples=False, **SAMPLE_KW,
+        )  # fmt: skip
+    warm = posterior_dataset(idata, "warmup_sample_stats")
+    assert (warm["start_up"].values == START_UP_STATUSES["not_gaussian"]).all()
+    assert not [r for r in caplog.records if "start-up" in r.getMessage()]
+
+
+def test_a_flat_direction_falls_back_with_a_warning_that_names_it(caplog):
+    with pm.Model() as model:
+        pm.Normal("x", 0.0, 1.0)
+        pm.Flat("unused")  # nothing depends on it: flat in every direction of it
+    with caplog.at_level(logging.WARNING, logger="pymc"), model:
+        idata = pm.sample(
+            tune=400, draws=20, chains=1, step=AdaptiveMetropolis(), random_seed=1,
+            discard_tuned_samples=False, **SAMPLE_KW,
+        )  # fmt: skip
+    warm = posterior_dataset(idata, "warmup_sample_stats")
+    assert (warm["start_up"].values == START_UP_STATUSES["no_curvature"]).all()
+    messages = [r.getMessage() for r in caplog.records if "start-up" in r.getMessage()]
+    assert len(messages) == 1
+    assert "no_curvature" in messages[0] and "start_up=False" in messages[0]
+
+
+def test_a_budget_too_small_for_the_climb_says_how_to_raise_it(caplog):
+    rho = 0.99995
+    cov = np.array([[1.0, rho], [rho, 1.0]]) * np.outer([9e5, 2.0], [9e5, 2.0])
+    with pm.Model() as model:
+        pm.MvNormal("x", np.array([-3.4e6, 1.5]), cov)
+    with caplog.at_level(logging.WARNING, logger="pymc"), model:
+        idata = pm.sample(
+            tune=400, draws=20, chains=1, step=AdaptiveMetropolis(start_up=25), random_seed=1,
+            discard_tuned_samples=False, initvals={"x": np.zeros(2)}, **SAMPLE_KW,
+        )  # fmt: skip
+    warm = posterior_dataset(idata, "warmup_sample_stats")
+    assert (warm["start_up"].values == START_UP_STATUSES["out_of_budget"]).all()
+    assert warm["logp_evals"].values[0, 0] <= 25 + 2
+    messages = [r.getMessage() for r in caplog.records if "start-up" in r.getMessage()]
+    assert len(messages) == 1 and "all 25 log-density evaluations" in messages[0]
