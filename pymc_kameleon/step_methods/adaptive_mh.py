@@ -151,7 +151,14 @@ noise_check_interval, pool_warmup, start_up
         """Whether the proposal can begin from a Gaussian's shape (a whitened warm-up can)."""
         return hasattr(self.proposal, "start_from")
 
-    def _begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
+    def begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
+        """The proposal begins in the coordinates that whiten ``covariance``; see the base.
+
+        Parameters
+        ----------
+        mean : numpy.ndarray, shape (d,)
+        covariance : numpy.ndarray, shape (d, d)
+        """
         self.proposal.start_from(mean, covariance)
 
     def stop_tuning(self) -> None:

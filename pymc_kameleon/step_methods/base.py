@@ -379,7 +379,7 @@ class GradientFreeStep(ArrayStepShared):
         """At a chain's first warm-up iteration: climb to a mode; return the evaluations.
 
         Where the Gaussian at the mode is trusted the chain moves to an overdispersed draw of it
-        and the Gaussian goes to :meth:`_begin_from_gaussian`; otherwise the chain stays at its
+        and the Gaussian goes to :meth:`begin_from_gaussian`; otherwise the chain stays at its
         initial point (the ordinary warm-up, as without the start-up).
         """
         result = plan_start_up(self)
@@ -389,7 +389,7 @@ class GradientFreeStep(ArrayStepShared):
         if result.uses_gaussian:
             self.x_current = np.asarray(result.point, dtype=self.x_current.dtype)
             self.logp_current = result.log_density
-            self._begin_from_gaussian(result.mean, result.covariance)
+            self.begin_from_gaussian(result.mean, result.covariance)
         self.start_up_status = result.status
         self.start_up_warning = start_up_warning(self, result, initial_value)
         return result.n_evals
@@ -399,8 +399,15 @@ class GradientFreeStep(ArrayStepShared):
         """Whether the warm-up can begin from a Gaussian's shape (then the start-up runs)."""
         return False
 
-    def _begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
-        """Hook: the start-up found a Gaussian posterior; begin the warm-up from its shape."""
+    def begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
+        """Begin the warm-up from a Gaussian's shape (the start-up calls it; a hook).
+
+        Parameters
+        ----------
+        mean : numpy.ndarray, shape (d,)
+        covariance : numpy.ndarray, shape (d, d)
+            The Gaussian the start-up found at a mode.
+        """
 
     def _warning_stat(self) -> SamplerWarning | None:
         """The ``warning`` stat: a start-up fallback's warning at once, the stuck-chain warning

@@ -34,6 +34,9 @@ from pymc_kameleon.step_methods.arguments import (
 from pymc_kameleon.step_methods.pooling import pooled_variant
 
 _GAMMA_HINT = "It is the standard deviation of the isotropic term of the proposal."
+#: the global move's probability with ``global_weight=None``: after a Gaussian start-up, and not
+DEFAULT_GLOBAL_WEIGHT = 0.2
+GAUSSIAN_GLOBAL_WEIGHT = 0.8
 
 __all__ = ["KameleonState", "KameleonStep"]
 
@@ -125,12 +128,15 @@ class KameleonStep(AdaptiveMHStep):
         freezes with the rest after warm-up. ``gamma``, the bandwidth and :math:`\nu^2` then
         live in the whitened coordinates, where the posterior has sd about 1, and the step is
         invariant to affine reparameterisations of the model. See :doc:`/concepts/warmup`.
-    global_weight : float, default 0.2
+    global_weight : float or None, default None
         Only with ``warmup="whitened"``: probability of a global move
         :math:`\mathcal N(x, s\hat\Sigma)` (adaptive Metropolis with the warm-up covariance
         :math:`\hat\Sigma`, its own scale :math:`s` learned) instead of the kernel move; the
         Hastings ratio uses the mixture density, so the step stays exact. It lets a chain leave
-        regions its history never covered. 0 gives the kernel move alone.
+        regions its history never covered. 0 gives the kernel move alone. None (the default)
+        chooses per chain: 0.8 where the start-up found the posterior Gaussian at its mode
+        (``start_up`` stat 1; there the global move is the efficient one), 0.2 elsewhere (a
+        curved posterior, where the kernel move earns its cost).
     model, initial_point, compile_kwargs, blocked, rng
         As for PyMC's own step methods. ``compile_kwargs`` (e.g. ``{"mode": "NUMBA"}``) is passed
         to the log-density compilation.
@@ -258,7 +264,7 @@ class KameleonStep(AdaptiveMHStep):
         history_capacity: int | None = None,
         learn_scale: bool = True,
         warmup: str = "whitened",
-        global_weight: float = 0.2,
+        global_weight: float | None = None,
         model=None,
         initial_point=None,
         compile_kwargs: dict | None = None,
@@ -280,6 +286,7 @@ class KameleonStep(AdaptiveMHStep):
         self.target_accept = check_target_accept(target_accept)
         self.learn_scale = check_bool("learn_scale", learn_scale)
         self.warmup, self.global_weight = check_warmup(warmup), _check_weight(global_weight)
+        self.automatic_weight = global_weight is None
         self.initial_history: np.ndarray | None = None
         build = partial(self._build_proposal, initial_history, base_kernel, median_bandwidth, nu2)
         super().__init__(
@@ -328,6 +335,21 @@ class KameleonStep(AdaptiveMHStep):
             learn_scale=self.learn_scale,
             initial_states=self.initial_history,
         )
+
+    def begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
+        """Whitened as the other steps; with ``global_weight=None`` the global move's weight
+        becomes 0.8.
+
+        Parameters
+        ----------
+        mean : numpy.ndarray, shape (d,)
+        covariance : numpy.ndarray, shape (d, d)
+        """
+        super().begin_from_gaussian(mean, covariance)
+        main = self.proposal.main if isinstance(self.proposal, WhitenedProposal) else None
+        if self.automatic_weight and isinstance(main, MixtureProposal):
+            # near a Gaussian, adaptive Metropolis on its covariance is the efficient move
+            main.set_weights((1.0 - GAUSSIAN_GLOBAL_WEIGHT, GAUSSIAN_GLOBAL_WEIGHT))
 
     # ----------------------------------------------------------------------------------------
     # read-only views of the proposal (the documented seams are ``proposal`` and ``history``)
@@ -384,14 +406,17 @@ def _check_fraction(discard_fraction: float) -> float:
     )
 
 
-def _check_weight(global_weight: float) -> float:
+def _check_weight(global_weight: float | None) -> float:
+    if global_weight is None:
+        return DEFAULT_GLOBAL_WEIGHT
     return check_number(
         "global_weight",
         global_weight,
         minimum=0.0,
         maximum=1.0,
         open_maximum=True,
-        hint="It is the probability of the global move; 0.2 is the default.",
+        also="None (0.8 after a Gaussian start-up, else 0.2)",
+        hint="It is the probability of the global move.",
     )
 
 

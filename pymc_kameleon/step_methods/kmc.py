@@ -520,8 +520,14 @@ class KMCStep(GradientFreeStep):
         """Whether the warm-up can begin from a Gaussian's shape (the whitened one can)."""
         return self.warmup == "whitened"
 
-    def _begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
-        # the map from iteration 0, and the learner's coordinates
+    def begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
+        """The exploration moves, the mass and the surrogate's coordinates begin whitened.
+
+        Parameters
+        ----------
+        mean : numpy.ndarray, shape (d,)
+        covariance : numpy.ndarray, shape (d, d)
+        """
         self.explore.start_from(mean, covariance)
         self.coordinates.follow(self.explore.affine, self.learner)
 

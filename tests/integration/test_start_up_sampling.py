@@ -151,3 +151,65 @@ def test_a_budget_too_small_for_the_climb_says_how_to_raise_it(caplog):
     assert warm["logp_evals"].values[0, 0] <= 25 + 2
     messages = [r.getMessage() for r in caplog.records if "start-up" in r.getMessage()]
     assert len(messages) == 1 and "all 25 log-density evaluations" in messages[0]
+
+
+@pytest.mark.parametrize("name", list(STEPS))
+def test_a_fallback_leaves_the_chain_draw_for_draw_unchanged(name):
+    """On a curved target the start-up falls back: the chain is the one without it (the climb
+    draws no random numbers), so the curved targets' results change only by its evaluations."""
+    with pm.Model() as model:
+        x0 = pm.Normal("x0", 0.0, 10.0)
+        pm.Normal("x1", -0.1 * (x0**2 - 100.0), 1.0, shape=3)
+    runs = []
+    for start_up in (True, False):
+        with model:
+            runs.append(
+                pm.sample(
+                    tune=300,
+                    draws=50,
+                    chains=1,
+                    step=STEPS[name](start_up=start_up),
+                    random_seed=5,
+                    discard_tuned_samples=False,
+                    **SAMPLE_KW,
+                )
+            )
+    on, off = (posterior_dataset(r, "posterior") for r in runs)
+    warm = [posterior_dataset(r, "warmup_sample_stats") for r in runs]
+    assert (warm[0]["start_up"].values == START_UP_STATUSES["not_gaussian"]).all()
+    for var in ("x0", "x1"):
+        assert np.array_equal(on[var].values, off[var].values)
+    extra = warm[0]["logp_evals"].values[0, 0] - warm[1]["logp_evals"].values[0, 0]
+    assert (
+        extra > 0
+        and (warm[0]["logp_evals"].values[0, 1:] == warm[1]["logp_evals"].values[0, 1:]).all()
+    )
+
+
+def _kernel_and_global_weights(make_step, model, point):
+    with model:
+        step = make_step()
+    step.set_rng(np.random.default_rng(0))
+    step.step(point)
+    weights = step.proposal.main.weights.copy()
+    step.set_rng(np.random.default_rng(1))  # a new chain starts with the initial weights
+    return weights, step.proposal.main.weights.copy()
+
+
+def test_kameleon_moves_weight_to_the_global_move_after_a_gaussian_start_up():
+    weights, next_chain = _kernel_and_global_weights(
+        lambda: KameleonStep(n_history=50), scaled_model(), {"x": np.zeros(3)}
+    )
+    np.testing.assert_allclose(weights, [0.2, 0.8])
+    np.testing.assert_allclose(next_chain, [0.8, 0.2])
+    fixed, _ = _kernel_and_global_weights(
+        lambda: KameleonStep(n_history=50, global_weight=0.3), scaled_model(), {"x": np.zeros(3)}
+    )
+    np.testing.assert_allclose(fixed, [0.7, 0.3])
+    with pm.Model() as banana:
+        x0 = pm.Normal("x0", 0.0, 10.0)
+        pm.Normal("x1", -0.1 * (x0**2 - 100.0), 1.0, shape=3)
+    curved, _ = _kernel_and_global_weights(
+        lambda: KameleonStep(n_history=50), banana, banana.initial_point()
+    )
+    np.testing.assert_allclose(curved, [0.8, 0.2])

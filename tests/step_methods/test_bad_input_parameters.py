@@ -69,7 +69,7 @@ CASES = {
         "history_capacity": [*INTEGER, 999],
         "learn_scale": BOOLEAN,
         "warmup": [*CHOICE, None, "Whitened", "stan", ["whitened"]],
-        "global_weight": [True, "0.2", None, NAN, INF, -0.1, 1.0, [0.2]],
+        "global_weight": [True, "0.2", NAN, INF, -0.1, 1.0, [0.2]],
         **COMMON,
     },
     AdaptiveMetropolis: {

@@ -79,8 +79,8 @@ class MixtureProposal(Proposal):
         #: dimension of the states (the first component's ``dim``; None if it has none)
         self.dim = getattr(self.proposals[0], "dim", None)
         weights = np.array([float(weight) for _, weight in components])
-        self.weights = weights / weights.sum()
-        self.log_weights = np.log(self.weights)
+        self.set_weights(weights)
+        self.initial_weights = self.weights.copy()
         self.symmetric = all(proposal.symmetric for proposal in self.proposals)
         self.stats_dtypes = {
             "component": (np.int64, []),
@@ -265,10 +265,29 @@ class MixtureProposal(Proposal):
         for proposal in self.proposals:
             proposal.end_warmup()
 
+    def set_weights(self, weights: Sequence[float]) -> None:
+        """Use new component weights (positive, finite; normalised here).
+
+        Parameters
+        ----------
+        weights : sequence of float
+            One per component.
+        """
+        weights = np.asarray(weights, dtype=float)
+        if weights.shape != (len(self.proposals),) or not np.all(
+            np.isfinite(weights) & (weights > 0)
+        ):
+            raise ValueError(
+                f"MixtureProposal: need {len(self.proposals)} finite weights > 0, got {weights!r}."
+            )
+        self.weights = weights / weights.sum()
+        self.log_weights = np.log(self.weights)
+
     def reset(self) -> None:
-        """Every component forgets what it learned."""
+        """Every component forgets what it learned; the weights are the initial ones again."""
         for proposal in self.proposals:
             proposal.reset()
+        self.set_weights(self.initial_weights)
         self.chosen = -1
         self.chosen_rows = None
 

@@ -1,0 +1,55 @@
+"""One default step on one real-suite model at several seeds: min ESS, R-hat, ESS per evaluation.
+
+``python benchmarks/real_model_seeds.py MODEL STEP [--options '{"global_weight": 0.2}']
+[--seeds 1 2 3]`` with STEP one of KameleonStep, AdaptiveMetropolis, KMCStep: 4 chains x
+(3000 + 3000) with ``cores=1`` (the suite's budget), printing per seed the start-up status of each
+chain, the smallest bulk ESS, the largest R-hat and the ESS per 1000 log-density evaluations
+(start-up and warm-up included). The suite's verdict adds the reference comparison; this script
+is for seed-to-seed spread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import arviz as az
+import numpy as np
+import pymc as pm
+
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon._compat import posterior_dataset
+from pymc_kameleon.bench.real.models import REAL_MODELS
+
+STEPS = {"KameleonStep": KameleonStep, "AdaptiveMetropolis": AdaptiveMetropolis, "KMCStep": KMCStep}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("model", choices=list(REAL_MODELS))
+    parser.add_argument("step", choices=list(STEPS))
+    parser.add_argument("--options", default="{}")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
+    args = parser.parse_args()
+    options = json.loads(args.options)
+    print("| seed | start_up | min ESS | max R-hat | ESS per 1000 evaluations |")
+    print("|---|---|---|---|---|")
+    for seed in args.seeds:
+        with REAL_MODELS[args.model].build():
+            idata = pm.sample(
+                tune=3000, draws=3000, chains=4, cores=1, random_seed=seed, progressbar=False,
+                step=STEPS[args.step](**options), compute_convergence_checks=False,
+                discard_tuned_samples=False,
+            )  # fmt: skip
+        post = posterior_dataset(idata, "posterior")
+        warm = posterior_dataset(idata, "warmup_sample_stats")
+        kept = posterior_dataset(idata, "sample_stats")
+        ess = min(float(v.min()) for v in az.ess(post).data_vars.values())
+        rhat = max(float(v.max()) for v in az.rhat(post).data_vars.values())
+        evals = int(warm["logp_evals"].values.sum() + kept["logp_evals"].values.sum())
+        status = np.unique(warm["start_up"].values[:, 0]).tolist()
+        print(f"| {seed} | {status} | {ess:.0f} | {rhat:.3f} | {1000 * ess / evals:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
