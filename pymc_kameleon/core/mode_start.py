@@ -27,19 +27,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 
 __all__ = [
     "ModeStart",
     "conditional_scales",
     "find_mode_and_curvature",
-    "finite_difference_gradient",
     "finite_difference_hessian",
 ]
 
-#: what an evaluation that is not finite counts as in the search (a huge, finite penalty keeps
-#: Powell's bracketing arithmetic finite)
-_PENALTY = 1e300
 #: the drop of the log-density, from the mode, at one conditional standard deviation
 _HALF = 0.5
 #: probing for a conditional standard deviation: accept a drop within this factor of 0.5
@@ -114,10 +109,6 @@ class _Counted:
         if value > self.best_value or self.best_x is None:
             self.best_x, self.best_value = x.copy(), value
         return value
-
-    def negative(self, x: np.ndarray) -> float:
-        value = -self(x)
-        return value if math.isfinite(value) else _PENALTY
 
 
 class _OutOfBudget(Exception):
@@ -302,34 +293,11 @@ class _Curvature:
         return self._central is not None
 
 
-def finite_difference_gradient(
-    log_density: Callable[[np.ndarray], float], x: np.ndarray, steps: np.ndarray
-) -> np.ndarray:
-    """Central-difference gradient of ``log_density`` at ``x`` (``2 d`` evaluations).
-
-    Parameters
-    ----------
-    log_density : callable
-    x : numpy.ndarray, shape (d,)
-    steps : numpy.ndarray, shape (d,)
-
-    Returns
-    -------
-    numpy.ndarray, shape (d,)
-    """
-    gradient = np.empty(x.size)
-    for i in range(x.size):
-        up, down = _sides(log_density, x, i, float(steps[i]))
-        gradient[i] = (up - down) / (2.0 * steps[i])
-    return gradient
-
-
 def find_mode_and_curvature(
     log_density: Callable[[np.ndarray], float],
     start: np.ndarray,
     max_evals: int | None = None,
     max_newton_steps: int = 50,
-    search_evals: int = 0,
 ) -> ModeStart:
     """Search for a mode from ``start`` without gradients, then take the curvature there.
 
@@ -337,7 +305,7 @@ def find_mode_and_curvature(
     log-density rises. It stops when ``-H`` is positive definite and the Newton step's
     predicted gain ``g^T (-H)^-1 g / 2`` is below 0.5, a number in log-density units (the mode
     is then within about one posterior sd, plenty for a start), so the test does not depend on
-    the variables' units. Optionally a Powell search goes first.
+    the variables' units.
 
     Parameters
     ----------
@@ -350,8 +318,6 @@ def find_mode_and_curvature(
         ``"out_of_budget"`` and the best point found.
     max_newton_steps : int, default 50
         Newton steps (most of them on an updated Hessian, about ``2 d`` evaluations each).
-    search_evals : int, default 0
-        Evaluations of a Powell search before the Newton steps (0: none).
 
     Returns
     -------
@@ -363,20 +329,9 @@ def find_mode_and_curvature(
         value = counted(x)
         if not math.isfinite(value):
             return ModeStart(x, value, None, "non_finite_start", counted.calls)
-        if search_evals > 0:
-            x, value = _powell(counted, x, value, search_evals)
         return _newton(counted, x, value, max_newton_steps)
     except _OutOfBudget:
         return ModeStart(counted.best_x, counted.best_value, None, "out_of_budget", counted.calls)
-
-
-def _powell(counted, x, value, search_evals):
-    result = scipy.optimize.minimize(
-        counted.negative, x, method="Powell", options={"maxfev": search_evals, "xtol": 1e-8}
-    )
-    candidate = np.asarray(result.x, dtype=float)
-    candidate_value = counted(candidate)
-    return (candidate, candidate_value) if candidate_value > value else (x, value)
 
 
 def _newton(counted, x, value, max_newton_steps) -> ModeStart:

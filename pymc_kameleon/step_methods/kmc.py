@@ -49,6 +49,7 @@ from pymc_kameleon.step_methods.pooling import pooled_variant
 from pymc_kameleon.step_methods.progress import (
     ProgressField,
 )
+from pymc_kameleon.step_methods.start_up import ASSUMED_WARMUP_LENGTH
 
 __all__ = ["KMCState", "KMCStep"]
 
@@ -71,9 +72,6 @@ PROGRESS_FIELDS = (
 )
 #: the stats ``warmup="whitened"`` adds
 WHITENED_WARMUP_STATS = {"warmup_stage": (np.int64, []), "n_windows": (np.int64, [])}
-#: warm-up length assumed by the whitened warm-up when the sampler does not say (pm.sample's
-#: default ``tune``)
-ASSUMED_WARMUP_LENGTH = 1000
 
 
 @dataclass_state

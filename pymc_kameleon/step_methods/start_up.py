@@ -17,7 +17,6 @@ import numpy as np
 
 from pymc_kameleon.core.checks import ArgumentTypeError, check_int, show
 from pymc_kameleon.core.start_up import (
-    START_UP_STATUSES,
     StartUp,
     default_start_up_budget,
     gaussian_start_up,
@@ -29,11 +28,11 @@ __all__ = [
     "parse_start_up",
     "plan_start_up",
     "start_up_budget",
-    "start_up_code",
     "start_up_warning",
 ]
 
-#: warm-up length assumed for the default budget when the sampler does not say
+#: warm-up length assumed when the sampler does not say (pm.sample's default ``tune``): by the
+#: start-up's default budget and by KMCStep's whitened warm-up
 ASSUMED_WARMUP_LENGTH = 1000
 #: fallbacks that get a warning (a banana's or a flower's mode, "not_gaussian", is expected)
 _WARNED = ("indefinite", "no_curvature", "not_converged", "out_of_budget")
@@ -169,17 +168,3 @@ def start_up_warning(step, result: StartUp, initial_value: float) -> str | None:
         f"{climbed}. {fixes[result.status]}{name}(start_up=False) starts at PyMC's initial "
         "point without the climb."
     )
-
-
-def start_up_code(status: str) -> int:
-    """The ``start_up`` stat's value of a status (see :data:`START_UP_STATUSES`).
-
-    Parameters
-    ----------
-    status : str
-
-    Returns
-    -------
-    int
-    """
-    return START_UP_STATUSES[status]
