@@ -1,7 +1,8 @@
 """Real-model validation suite: ordinary PyMC posteriors on real data, scored against NUTS.
 
-* :mod:`.models`: twelve models (data in ``data/``, sources and licences in
-  ``data/SOURCES.md``);
+* :mod:`.models`: twelve PyMC models and three black-box ones (:mod:`.blackbox`: SciPy ODE
+  solves and a NumPy Kalman filter in Ops without a gradient); data in ``data/``, sources and
+  licences in ``data/SOURCES.md``;
 * :mod:`.reference`: long NUTS runs, summarised in ``references/`` (shipped);
 * :mod:`.scoring`: the pass rule, every tolerance in Monte Carlo standard errors;
 * :mod:`.suite`: every model x sampler, JSON-lines results with resume, markdown table.

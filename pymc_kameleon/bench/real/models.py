@@ -1,4 +1,8 @@
-"""Twelve ordinary real-data posteriors, written the way a PyMC user writes them.
+"""Fifteen real-data posteriors, written the way a PyMC user writes them.
+
+Twelve are ordinary PyMC models; three (from :mod:`.blackbox`) have a log-density without a
+gradient (a SciPy ODE solve or a NumPy Kalman filter inside an Op), so NUTS cannot run on them
+and their references come from differentiable twins in :data:`REFERENCE_ONLY_MODELS`.
 
 Every model is built by a function returning a fresh :class:`pymc.Model` whose free variables
 have PyMC's default transforms and the natural (not pre-standardised) parameterisation. The data
@@ -23,6 +27,15 @@ import pymc as pm
 import pytensor.tensor as pt
 from pymc.distributions.transforms import ordered
 
+from pymc_kameleon.bench.real.blackbox import (
+    flu_sir,
+    flu_sir_twin,
+    lynx_hare_ode,
+    lynx_hare_twin,
+    nile_kalman,
+    nile_kalman_twin,
+)
+
 __all__ = [
     "CI_MODELS",
     "COAL_BIN_COUNTS",
@@ -30,12 +43,14 @@ __all__ = [
     "EIGHT_SCHOOLS_SIGMA",
     "EIGHT_SCHOOLS_Y",
     "REAL_MODELS",
+    "REFERENCE_ONLY_MODELS",
     "RealModel",
     "arma11_residuals",
     "geometric_filter",
     "get_real_model",
     "linear_recurrence",
     "load_table",
+    "reference_source",
 ]
 
 
@@ -448,7 +463,8 @@ class RealModel:
         Deterministic variables compared besides the free variables.
     reference_model : str, optional
         Model whose NUTS run gives this model's reference (same variable names), when NUTS on
-        this one is unreliable (the centred eight schools).
+        this one is unreliable (the centred eight schools) or impossible (the black-box models,
+        whose differentiable twins are in :data:`REFERENCE_ONLY_MODELS`).
     reference_nuts : dict
         Overrides of the reference run's NUTS settings
         (:class:`~pymc_kameleon.bench.real.reference.NutsSettings` fields).
@@ -527,9 +543,41 @@ REAL_MODELS: dict[str, RealModel] = {
             reference_nuts=(("target_accept", 0.99), ("draws", 3000)),
         ),
         RealModel("faithful-mix", faithful_mixture, "2-normal mixture, ordered", "Old Faithful"),
+        RealModel(
+            "lynx-hare-ode",
+            lynx_hare_ode,
+            "Lotka-Volterra ODE in SciPy, no gradient",
+            "Hewitt 1921",
+            reference_model="lynx-hare-ode-twin",
+        ),
+        RealModel(
+            "nile-kalman",
+            nile_kalman,
+            "local level, NumPy Kalman filter, no gradient",
+            "Cobb 1978",
+            reference_model="nile-kalman-twin",
+        ),
+        RealModel(
+            "flu-sir",
+            flu_sir,
+            "SIR ODE in SciPy, no gradient",
+            "BMJ 1978",
+            reference_model="flu-sir-twin",
+        ),
     )
 }
 """The validation models by name."""
+
+REFERENCE_ONLY_MODELS: dict[str, RealModel] = {
+    m.name: m
+    for m in (
+        RealModel("lynx-hare-ode-twin", lynx_hare_twin, "twin of lynx-hare-ode", "Hewitt 1921"),
+        RealModel("nile-kalman-twin", nile_kalman_twin, "twin of nile-kalman", "Cobb 1978"),
+        RealModel("flu-sir-twin", flu_sir_twin, "twin of flu-sir", "BMJ 1978"),
+    )
+}
+"""Models that only give other models' references (NUTS runs on them), never suite rows: the
+differentiable twins of the black-box models (:mod:`~pymc_kameleon.bench.real.blackbox`)."""
 
 CI_MODELS = ("stackloss", "schools-noncentred", "anes-logit", "faithful-mix")
 """Quick models of the ``ci`` subset."""
@@ -550,3 +598,25 @@ def get_real_model(name: str) -> RealModel:
         return REAL_MODELS[name]
     except KeyError:
         raise KeyError(f"unknown model {name!r}; choose one of {', '.join(REAL_MODELS)}") from None
+
+
+def reference_source(name: str) -> RealModel:
+    """The model whose NUTS run gives a validation model's reference.
+
+    Parameters
+    ----------
+    name : str
+        A model of :data:`REAL_MODELS`.
+
+    Returns
+    -------
+    RealModel
+        Its ``reference_model`` (a suite model or one of :data:`REFERENCE_ONLY_MODELS`), or the
+        model itself.
+    """
+    spec = get_real_model(name)
+    if spec.reference_model is None:
+        return spec
+    if spec.reference_model in REFERENCE_ONLY_MODELS:
+        return REFERENCE_ONLY_MODELS[spec.reference_model]
+    return get_real_model(spec.reference_model)

@@ -22,7 +22,7 @@ import numpy as np
 import pymc as pm
 
 from pymc_kameleon._compat import posterior_dataset
-from pymc_kameleon.bench.real.models import get_real_model
+from pymc_kameleon.bench.real.models import get_real_model, reference_source
 from pymc_kameleon.bench.real.summaries import SUMMARY_FIELDS, scalar_draws, summarise
 
 __all__ = [
@@ -94,8 +94,9 @@ def build_reference(name: str, settings: NutsSettings = NutsSettings()) -> Refer
     Parameters
     ----------
     name : str
-        Model name; if it has a ``reference_model`` (the centred eight schools), NUTS runs on
-        that model and the same-named variables are kept.
+        Model name; if it has a ``reference_model`` (the centred eight schools, the black-box
+        models' differentiable twins), NUTS runs on that model and the same-named variables are
+        kept.
     settings : NutsSettings
         Defaults; the sampled model's ``reference_nuts`` overrides them.
 
@@ -104,7 +105,7 @@ def build_reference(name: str, settings: NutsSettings = NutsSettings()) -> Refer
     Reference
     """
     spec = get_real_model(name)
-    source = get_real_model(spec.reference_model) if spec.reference_model else spec
+    source = reference_source(name)
     settings = replace(settings, **dict(source.reference_nuts))
     var_names = spec.var_names
     start = time.perf_counter()
