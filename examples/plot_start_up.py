@@ -47,7 +47,7 @@ def warm_up(rng, start_up):
     x = np.zeros(2)
     logp, spent = log_target(x), 1
     if start_up:
-        result = gaussian_start_up(log_target, x, TUNE // 3, rng)
+        result = gaussian_start_up(log_target, x, TUNE // 2, rng)
         spent += result.n_evals
         if result.uses_gaussian:
             x, logp = result.point, result.log_density

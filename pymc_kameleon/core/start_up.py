@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pymc_kameleon.core.mode_start import axis_drops, find_mode_and_curvature
+from pymc_kameleon.core.mode_start import axis_drops
+from pymc_kameleon.core.multi_start import climb_from_starts, distinct_modes
 
 __all__ = [
     "AXIS_DROP_FACTOR",
@@ -74,6 +75,11 @@ class StartUp:
         The Gaussian the warm-up starts from (None when it falls back).
     n_evals : int
         Log-density evaluations spent.
+    mode_log_densities : tuple of float
+        The log-density at each separate mode the climbs found, highest first (empty if none
+        had a positive definite curvature).
+    n_climbs : int
+        Climbs made.
     """
 
     status: str
@@ -82,6 +88,8 @@ class StartUp:
     mean: np.ndarray | None
     covariance: np.ndarray | None
     n_evals: int
+    mode_log_densities: tuple[float, ...] = ()
+    n_climbs: int = 1
 
     @property
     def uses_gaussian(self) -> bool:
@@ -108,11 +116,14 @@ def minimum_start_up_budget(dim: int) -> int:
 
 
 def default_start_up_budget(warmup_length: int) -> int:
-    """Evaluations the start-up may spend by default: a third of the warm-up's.
+    """Evaluations the start-up may spend at most by default: half of the warm-up's.
 
-    Measured on the real-model suite (BENCHMARKS.md, "The start-up"), the climb spends 4-9 % of
+    Measured on the real-model suite (BENCHMARKS.md, "The start-up"), one climb spends 4-9 % of
     a 3000-iteration warm-up on most models and 26 % on longley's ridge, which a quarter cuts
-    off at the margin.
+    off at the margin; the second climb, from a prior draw, costs as much again and more from
+    a far start (lynx-hare-ode: 940 evaluations from PyMC's initial point, 390-970 from prior
+    draws), and a third of the warm-up left it no room. The start-up stops after two climbs
+    that agree, so on a single-mode posterior the cap is rarely reached.
 
     Parameters
     ----------
@@ -123,7 +134,7 @@ def default_start_up_budget(warmup_length: int) -> int:
     -------
     int
     """
-    return max(0, int(warmup_length) // 3)
+    return max(0, int(warmup_length) // 2)
 
 
 def gaussian_start_up(
@@ -131,8 +142,14 @@ def gaussian_start_up(
     start: np.ndarray,
     budget: int,
     rng: np.random.Generator,
+    more_starts: Callable[[int], np.ndarray | None] | None = None,
+    stop_at_one_mode: bool = True,
 ) -> StartUp:
     """Climb from ``start``; if the top is Gaussian, draw the chain's start from that Gaussian.
+
+    With ``more_starts`` the climbs continue from further starts as
+    :func:`~pymc_kameleon.core.multi_start.climb_from_starts` decides, and the highest mode
+    found is the one tested.
 
     Parameters
     ----------
@@ -141,9 +158,13 @@ def gaussian_start_up(
     start : numpy.ndarray, shape (d,)
         The chain's initial point.
     budget : int
-        Evaluations allowed in all (climb, axis test and start draws).
+        Evaluations allowed in all (climbs, axis test and start draws).
     rng : numpy.random.Generator
         For the start draw.
+    more_starts : callable, optional
+        ``k -> x``, further starts for the climbs (None: one climb, from ``start``).
+    stop_at_one_mode : bool
+        As for :func:`~pymc_kameleon.core.multi_start.climb_from_starts`.
 
     Returns
     -------
@@ -151,19 +172,28 @@ def gaussian_start_up(
     """
     d = np.size(start)
     reserve = 2 * d + _MAX_DRAWS  # the axis test and the draws
-    found = find_mode_and_curvature(log_density, start, max_evals=max(1, budget - reserve))
-    spent = found.n_evals
+    climbs = climb_from_starts(
+        log_density, start, max(1, budget - reserve), more_starts, stop_at_one_mode
+    )
+    found, spent = climbs.best, climbs.n_evals
+    found_modes = tuple(m.log_density for m in distinct_modes(climbs.modes))
+
+    def result(status, point, value, mean=None, covariance=None, extra=0):
+        return StartUp(
+            status, point, value, mean, covariance, spent + extra, found_modes, climbs.n_climbs
+        )
+
     if found.covariance is None:
-        return StartUp(found.status, found.mode, found.log_density, None, None, spent)
+        return result(found.status, found.mode, found.log_density)
     drops = axis_drops(log_density, found.mode, found.log_density, found.covariance, _AXIS_DISTANCE)
     spent += drops.size
     symmetric = 0.5 * (drops[0::2] + drops[1::2])
     expected = 0.5 * _AXIS_DISTANCE**2
     gaussian = np.all(np.abs(np.log(symmetric / expected)) <= math.log(AXIS_DROP_FACTOR))
     if not gaussian:  # (NaN-free: an infinite drop fails the test)
-        return StartUp("not_gaussian", found.mode, found.log_density, None, None, spent)
+        return result("not_gaussian", found.mode, found.log_density)
     point, value, draws = _overdispersed_draw(log_density, found, rng)
-    return StartUp(found.status, point, value, found.mode, found.covariance, spent + draws)
+    return result(found.status, point, value, found.mode, found.covariance, draws)
 
 
 def _overdispersed_draw(log_density, found, rng) -> tuple[np.ndarray, float, int]:

@@ -101,7 +101,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         warm-up's first whitening map is its covariance; elsewhere (a banana's or a funnel's
         mode, a saddle, a climb that did not finish) the chain starts at its initial point
         with the ordinary warm-up, and the ``start_up`` stat names the reason (a warning for
-        the reasons a user can act on). True spends at most a third of ``tune`` evaluations
+        the reasons a user can act on). True spends at most half of ``tune`` evaluations
         (all counted in ``logp_evals``); an int is the budget; False turns it off. Skipped with
         ``initial_history``, ``tune=0`` and stochastic likelihood estimates. See
         :doc:`/concepts/warmup`.

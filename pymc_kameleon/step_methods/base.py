@@ -51,6 +51,7 @@ from pymc_kameleon.step_methods.noise import (
     warn_noisy_estimate,
 )
 from pymc_kameleon.step_methods.pooling import pooled_variant
+from pymc_kameleon.step_methods.prior_starts import prior_draws
 from pymc_kameleon.step_methods.progress import progressbar_config, progressbar_updater
 from pymc_kameleon.step_methods.start_up import parse_start_up, plan_start_up, start_up_warning
 from pymc_kameleon.step_methods.stuck import NOISE_SD_WARNING, stuck_chain_message
@@ -191,7 +192,9 @@ class GradientFreeStep(ArrayStepShared):
     def _compile(
         self, model, vars, initial_point, shared, compile_kwargs, noise_free_other_steps
     ) -> None:
-        """Compile the log-density: ``_logp(x)``, or ``_noisy_logp`` when it draws noise."""
+        """Compile the log-density: ``_logp(x)``, or ``_noisy_logp`` when it draws noise; and
+        the start-up's prior draws (``prior_draws``: None for a noisy model, without a start-up,
+        or without a proper prior)."""
         # our steps keep the current state's estimate, so they may evaluate the noisy terms
         logp_graph = strip_noisy_guards(model.logp())
         noise = noise_variables(logp_graph)
@@ -209,6 +212,7 @@ class GradientFreeStep(ArrayStepShared):
             )
             self._logp = compile_pytensor([raveled_input], logp, **compile_kwargs)
             self._logp.trust_input = True
+        self.prior_draws = None if noise or self.start_up is False else prior_draws(model, vars)
 
     @property
     def compiled_logp(self):

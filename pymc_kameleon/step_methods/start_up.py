@@ -22,11 +22,13 @@ from pymc_kameleon.core.start_up import (
     gaussian_start_up,
     minimum_start_up_budget,
 )
+from pymc_kameleon.step_methods.prior_starts import chain_starts
 
 __all__ = [
     "ASSUMED_WARMUP_LENGTH",
     "parse_start_up",
     "plan_start_up",
+    "several_modes_warning",
     "start_up_budget",
     "start_up_warning",
 ]
@@ -59,7 +61,7 @@ def parse_start_up(value: Any) -> bool | int:
     if isinstance(value, int | np.integer):
         return check_int("start_up", value, minimum=0)
     raise ArgumentTypeError(
-        "`start_up` must be True (climb to a mode first, with a third of the warm-up's "
+        "`start_up` must be True (climb to a mode first, with half of the warm-up's "
         "evaluations), False (start where PyMC starts the chain) or a number of log-density "
         f"evaluations (an int), got {show(value)}."
     )
@@ -119,7 +121,13 @@ def plan_start_up(step) -> StartUp | None:
     def log_density(x: np.ndarray) -> float:
         return float(compiled(np.asarray(x, dtype=dtype)))
 
-    return gaussian_start_up(log_density, step.x_current, start_up_budget(step), step.rng)
+    more_starts = chain_starts(step.prior_draws, step.rng, dtype)
+    budget = start_up_budget(step)
+    # an explicit budget is spent on climbs from further starts; the default stops at one mode
+    economical = step.start_up is True
+    return gaussian_start_up(
+        log_density, step.x_current, budget, step.rng, more_starts, stop_at_one_mode=economical
+    )
 
 
 def start_up_warning(step, result: StartUp, initial_value: float) -> str | None:
@@ -136,8 +144,41 @@ def start_up_warning(step, result: StartUp, initial_value: float) -> str | None:
     -------
     str or None
     """
+    several = several_modes_warning(step, result)
     if result.status not in _WARNED:
+        return several
+    fallback = _fallback_warning(step, result, initial_value)
+    return fallback if several is None else f"{fallback} {several}"
+
+
+def several_modes_warning(step, result: StartUp) -> str | None:
+    """The message of a start-up whose climbs found more than one mode, or None.
+
+    Parameters
+    ----------
+    step : GradientFreeStep
+    result : StartUp
+
+    Returns
+    -------
+    str or None
+    """
+    modes = result.mode_log_densities
+    if len(modes) < 2:
         return None
+    name = type(step).__name__
+    values = ", ".join(f"{value:.6g}" for value in modes)
+    return (
+        f"{name}: the start-up's {result.n_climbs} climbs (from the chain's initial point and "
+        f"from draws of the prior) found {len(modes)} separate modes, with log-densities "
+        f"{values}; the chain starts from the highest. The posterior has local modes: chains "
+        "whose climbs missed the highest may stay in a lower one, and then the chains disagree "
+        f"(R-hat above 1.01). More climbs ({name}(start_up=N) with more evaluations), more "
+        "chains, or initial values near the highest mode make that less likely."
+    )
+
+
+def _fallback_warning(step, result: StartUp, initial_value: float) -> str:
     budget = start_up_budget(step)
     name = type(step).__name__
     variables = ", ".join(v.name for v in step.vars)
@@ -147,7 +188,7 @@ def start_up_warning(step, result: StartUp, initial_value: float) -> str | None:
     )
     reasons = {
         "out_of_budget": f"the climb to a mode used all {budget} log-density evaluations it "
-        "may spend (by default a third of the warm-up's) before reaching one",
+        "may spend (by default half of the warm-up's) before reaching one",
         "not_converged": "the climb to a mode stopped making progress before reaching one",
         "indefinite": "the climb stopped where the log-density curves up along some direction "
         "(a saddle, or a ridge between modes)",

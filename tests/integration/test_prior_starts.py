@@ -1,0 +1,87 @@
+"""The start-up's further climbs from prior draws (step_methods/prior_starts.py) inside pm.sample.
+
+A climb from a chain's initial point ends in that point's basin; on a posterior with a local mode
+next to the start every chain would agree on it. The start-up climbs again from a prior draw of
+the chain's own, starts from the higher mode, and warns when it found more than one.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pymc as pm
+import pytest
+from helpers.sampling import SAMPLE_KW, posterior_array
+
+from pymc_kameleon import AdaptiveMetropolis, KMCStep
+from pymc_kameleon._compat import posterior_dataset
+from pymc_kameleon.step_methods.prior_starts import chain_starts, prior_draws
+
+MINOR, MAJOR = -6.0, 4.0
+
+
+def two_mode_model() -> pm.Model:
+    """Prior N(0, 5); likelihood 0.05 N(-6, 0.3) + 0.95 N(4, 1): a narrow minor mode at -6."""
+    with pm.Model() as model:
+        x = pm.Normal("x", 0.0, 5.0)
+        minor = pm.logp(pm.Normal.dist(MINOR, 0.3), x) + np.log(0.05)
+        major = pm.logp(pm.Normal.dist(MAJOR, 1.0), x) + np.log(0.95)
+        pm.Potential("likelihood", pm.math.logsumexp(pm.math.stack([minor, major])))
+    return model
+
+
+def warnings_of(idata) -> list[str]:
+    stats = posterior_dataset(idata, "warmup_sample_stats")
+    return [str(w.message) for w in stats["warning"].values.ravel() if w is not None and w != 0]
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_chains_started_in_a_minor_mode_find_the_major_one_and_say_there_are_two(seed):
+    with two_mode_model():
+        idata = pm.sample(
+            tune=300, draws=200, chains=2, cores=1, step=AdaptiveMetropolis(),
+            initvals={"x": MINOR}, random_seed=seed, discard_tuned_samples=False,
+            keep_warning_stat=True, **SAMPLE_KW,
+        )  # fmt: skip
+    draws = posterior_array(idata, "x")
+    assert np.all(np.abs(draws.mean(axis=-1) - MAJOR) < 1.0)  # both chains in the major mode
+    messages = [m for m in warnings_of(idata) if "separate modes" in m]
+    assert len(messages) == 2  # one per chain, naming both log-densities
+    assert "start_up=N" in messages[0]
+
+
+def test_without_a_start_up_the_chains_stay_in_the_minor_mode():
+    """The negative control: from the minor mode, a chain without the start-up stays there."""
+    with two_mode_model():
+        idata = pm.sample(
+            tune=300, draws=200, chains=2, cores=1, step=AdaptiveMetropolis(start_up=False),
+            initvals={"x": MINOR}, random_seed=5, **SAMPLE_KW,
+        )  # fmt: skip
+    assert np.all(np.abs(posterior_array(idata, "x") - MINOR) < 2.0)
+
+
+def test_prior_draws_are_raveled_seeded_and_leave_the_chain_generator_alone():
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0.0, 1.0)
+        pm.HalfNormal("s", 1.0, shape=2)
+        pm.Normal("y", mu, 1.0, observed=[0.1, 0.2])
+    draws = prior_draws(model, model.value_vars)
+    assert draws(3).shape == (3,)
+    np.testing.assert_array_equal(draws(3), draws(3))
+    assert not np.array_equal(draws(3), draws(4))
+    rng = np.random.default_rng(0)
+    before = copy.deepcopy(rng)
+    starts = chain_starts(draws, rng, np.float64)
+    starts(0), starts(1)
+    assert rng.random() == before.random()
+
+
+def test_no_prior_draws_for_flat_priors_or_pseudo_marginal_models():
+    with pm.Model() as model:
+        pm.Flat("a")
+        pm.HalfFlat("b")
+    assert prior_draws(model, model.value_vars) is None
+    with model:
+        assert KMCStep().prior_draws is None
+        assert KMCStep(start_up=False).prior_draws is None
