@@ -210,7 +210,7 @@ def test_no_leak_between_sequential_chains_and_reuse():
         run_direct(step, model.initial_point(), 150)
         assert step.surrogate is not None
         idata = pm.sample(
-            tune=80,
+            tune=60,
             draws=20,
             chains=3,
             cores=1,
@@ -220,7 +220,7 @@ def test_no_leak_between_sequential_chains_and_reuse():
             **SAMPLE_KW,
         )
         again = pm.sample(
-            tune=80,
+            tune=60,
             draws=20,
             chains=2,
             cores=2,
@@ -233,7 +233,7 @@ def test_no_leak_between_sequential_chains_and_reuse():
         warm = run.warmup_sample_stats
         assert np.all(warm["n_basis"].values[:, 0] == 0)
         assert np.all(np.isnan(warm["lengthscale"].values[:, 0]))
-        # (tune=80 leaves the start-up too few evaluations for one curvature: it does not run)
+        # (tune=60 leaves the start-up too few evaluations for one curvature: it does not run)
         assert np.all(warm["logp_evals"].values[:, 0] == 2)
         assert np.all(warm["start_up"].values == 0)
 
