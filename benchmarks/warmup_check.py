@@ -1,17 +1,18 @@
 """Classic against whitened warm-up on the practitioner targets: same tasks, two warm-ups.
 
 Usage: ``python benchmarks/warmup_check.py OUT_DIR [--seeds 0 1 2] [--jobs 2] [--warmups classic
-whitened] [--samplers KAMH-LS AM-LS KMC-lite]``. Runs the benchmark suite's practitioner tasks (4
-chains x (2000 + 5000), seeded N(0, I) starts) for KameleonStep (KAMH-LS) and AdaptiveMetropolis
-(AM-LS) (by default; KMCStep as KMC-lite) with ``warmup="classic"`` and ``warmup="whitened"``
-(``whitened-pooled``: also ``pool_warmup=True``), and prints a table of min bulk ESS, ESS per 1000
-evaluations, the chi-square quantile error and R-hat. Records go to
-``OUT_DIR/<warmup>/results.jsonl`` (resumable).
+whitened] [--samplers KAMH-LS AM-LS KMC-lite] [--problems banana-0.03 ...] [--options JSON]``.
+Runs the benchmark suite's practitioner tasks (4 chains x (2000 + 5000), seeded N(0, I) starts) for
+KameleonStep (KAMH-LS) and AdaptiveMetropolis (AM-LS) (by default; KMCStep as KMC-lite) with
+``warmup="classic"`` and ``warmup="whitened"`` (``whitened-pooled``: also ``pool_warmup=True``), and
+prints a table of min bulk ESS, ESS per 1000 evaluations, the chi-square quantile error and R-hat.
+Records go to ``OUT_DIR/<warmup>/results.jsonl`` (resumable).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from pymc_kameleon.bench.runner import Task, load_records, run_tasks
@@ -27,10 +28,19 @@ def options(warmup: str) -> dict:
     return {"warmup": name, **({"pool_warmup": True} if pooled else {})}
 
 
-def tasks(seeds, warmup, samplers):
+def tasks(seeds, warmup, samplers, problems=PROBLEMS, extra=None):
     return [
-        Task("practitioner", problem, sampler, seed, 4, 2000, 5000, extra=options(warmup))
-        for problem in PROBLEMS
+        Task(
+            "practitioner",
+            problem,
+            sampler,
+            seed,
+            4,
+            2000,
+            5000,
+            extra={**options(warmup), **(extra or {})},
+        )
+        for problem in problems
         for sampler in samplers
         for seed in seeds
     ]
@@ -43,15 +53,17 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--warmups", nargs="+", choices=WARMUPS, default=["classic", "whitened"])
     parser.add_argument("--samplers", nargs="+", choices=SAMPLERS, default=["KAMH-LS", "AM-LS"])
+    parser.add_argument("--problems", nargs="+", choices=PROBLEMS, default=list(PROBLEMS))
+    parser.add_argument("--options", type=json.loads, default={}, help="more step arguments")
     args = parser.parse_args()
     for warmup in args.warmups:
         directory = args.out / warmup
         directory.mkdir(parents=True, exist_ok=True)
-        todo = tasks(args.seeds, warmup, args.samplers)
+        todo = tasks(args.seeds, warmup, args.samplers, args.problems, args.options)
         run_tasks(todo, directory / "results.jsonl", jobs=args.jobs)
     print("| target | sampler | warm-up | min ESS | ESS/1k evals | quantile error | max R-hat |")
     print("|---|---|---|---:|---:|---:|---:|")
-    for problem in PROBLEMS:
+    for problem in args.problems:
         for sampler in args.samplers:
             for warmup in args.warmups:
                 records = [

@@ -24,6 +24,7 @@ from pymc_kameleon.core.checks import (
 )
 
 __all__ = [
+    "CLASSIC_TARGET_ACCEPT",
     "WARMUPS",
     "caller_stacklevel",
     "check_initial_history",
@@ -52,6 +53,10 @@ def check_target_accept(
         "target_accept", target_accept, minimum=0.0, maximum=1.0, open_minimum=True,
         open_maximum=True, hint=hint,
     )  # fmt: skip
+
+
+#: the papers' target acceptance rate (the ``warmup="classic"`` default)
+CLASSIC_TARGET_ACCEPT = 0.234
 
 
 def check_warmup(warmup: str) -> str:

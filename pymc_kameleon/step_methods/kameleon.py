@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pymc_kameleon._compat import dataclass_state
+from pymc_kameleon.core.adaptation import optimal_rw_acceptance
 from pymc_kameleon.core.checks import (
     check_bool,
     check_choice,
@@ -27,6 +28,7 @@ from pymc_kameleon.core.proposals import (
 )
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
 from pymc_kameleon.step_methods.arguments import (
+    CLASSIC_TARGET_ACCEPT,
     check_initial_history,
     check_target_accept,
     check_warmup,
@@ -87,8 +89,11 @@ class KameleonStep(AdaptiveMHStep):
     nu2 : float, optional
         Initial :math:`\nu^2`. By default it is set when the proposal first uses the history so
         that the kernel term has the trace of :math:`2.38^2/d` times the history covariance.
-    target_accept : float, default 0.234
-        Acceptance probability that :math:`\nu^2` is tuned toward.
+    target_accept : float, optional
+        Acceptance probability that :math:`\nu^2` and the global move's scale are tuned toward.
+        By default 0.234; where the start-up found the posterior Gaussian, the global move's is
+        the acceptance rate of the optimal scale on a Gaussian in :math:`d` dimensions (0.36 at
+        :math:`d = 2`, toward 0.234; see :class:`~pymc_kameleon.AdaptiveMetropolis`).
     bandwidth : "median" or float, default "median"
         Kernel length scale (the kernels' ``bandwidth``; :class:`~pymc_kameleon.KMCStep` calls
         the same quantity ``lengthscale``). ``"median"`` uses the median pairwise distance of the
@@ -256,7 +261,7 @@ class KameleonStep(AdaptiveMHStep):
         n_history: int = 1000,
         gamma: float = 0.2,
         nu2: float | None = None,
-        target_accept: float = 0.234,
+        target_accept: float | None = None,
         bandwidth: str | float = "median",
         adaptation: Any = "tune",
         adapt_start: int = 100,
@@ -283,7 +288,8 @@ class KameleonStep(AdaptiveMHStep):
         self.discard_fraction = _check_fraction(discard_fraction)
         base_kernel, median_bandwidth = _parse_kernel(kernel, bandwidth)
         nu2 = None if nu2 is None else check_positive("nu2", nu2, also="None (set automatically)")
-        self.target_accept = check_target_accept(target_accept)
+        #: None: 0.234, and the global move's the optimal rate on a Gaussian after a Gaussian start
+        self.target_accept = None if target_accept is None else check_target_accept(target_accept)
         self.learn_scale = check_bool("learn_scale", learn_scale)
         self.warmup, self.global_weight = check_warmup(warmup), _check_weight(global_weight)
         self.automatic_weight = global_weight is None
@@ -310,9 +316,8 @@ class KameleonStep(AdaptiveMHStep):
             return kameleon
         main: Proposal = kameleon
         if self.global_weight > 0.0:
-            move = IsotropicRandomWalk(
-                dim, target_accept=self.target_accept, learn_scale=self.learn_scale
-            )
+            target = self.target_accept or CLASSIC_TARGET_ACCEPT
+            move = IsotropicRandomWalk(dim, target_accept=target, learn_scale=self.learn_scale)
             weights = (1.0 - self.global_weight, self.global_weight)
             main = MixtureProposal(list(zip((kameleon, move), weights, strict=True)))
         return WhitenedProposal(main, initial_states=self.initial_history)
@@ -327,7 +332,7 @@ class KameleonStep(AdaptiveMHStep):
             n_history=self.n_history,
             gamma=self.gamma,
             nu2=nu2,
-            target_accept=self.target_accept,
+            target_accept=self.target_accept or CLASSIC_TARGET_ACCEPT,
             median_bandwidth=median_bandwidth,
             adapt_start=self.adapt_start,
             discard_fraction=self.discard_fraction,
@@ -338,7 +343,7 @@ class KameleonStep(AdaptiveMHStep):
 
     def begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
         """Whitened as the other steps; with ``global_weight=None`` the global move's weight
-        becomes 0.8.
+        becomes 0.8, and with ``target_accept=None`` its target the optimal rate on a Gaussian.
 
         Parameters
         ----------
@@ -347,9 +352,13 @@ class KameleonStep(AdaptiveMHStep):
         """
         super().begin_from_gaussian(mean, covariance)
         main = self.proposal.main if isinstance(self.proposal, WhitenedProposal) else None
-        if self.automatic_weight and isinstance(main, MixtureProposal):
+        if not isinstance(main, MixtureProposal):
+            return
+        if self.automatic_weight:
             # near a Gaussian, adaptive Metropolis on its covariance is the efficient move
             main.set_weights((1.0 - GAUSSIAN_GLOBAL_WEIGHT, GAUSSIAN_GLOBAL_WEIGHT))
+        if self.target_accept is None:
+            main.proposals[1].set_target_accept(optimal_rw_acceptance(self.dim))
 
     # ----------------------------------------------------------------------------------------
     # read-only views of the proposal (the documented seams are ``proposal`` and ``history``)

@@ -18,6 +18,7 @@ from pymc_kameleon.core.adaptation import (
     TuningOnly,
     VanishingAdaptation,
     make_schedule,
+    optimal_rw_acceptance,
     optimal_rw_scale,
     robbins_monro_update,
 )
@@ -351,3 +352,24 @@ def test_scale_adapter_state_compares_copies_and_pickles():
     assert clone == adapter
     clone.update(0.4, 0.234)
     assert clone != adapter
+
+
+# -----------------------------------------------------------------------------------------------
+# the optimal random walk's acceptance rate on a Gaussian
+@pytest.mark.parametrize("dim", [1, 2, 5, 12])
+def test_optimal_rw_acceptance_matches_a_monte_carlo_of_the_walk(dim):
+    """Stationary x ~ N(0, I), move 2.38/sqrt(d) z: the mean of min(1, p(y)/p(x))."""
+    rng = np.random.default_rng(dim)
+    n = 200_000
+    x = rng.standard_normal((n, dim))
+    y = x + 2.38 / np.sqrt(dim) * rng.standard_normal((n, dim))
+    accept = np.minimum(1.0, np.exp(0.5 * ((x * x).sum(1) - (y * y).sum(1))))
+    se = accept.std() / np.sqrt(n)
+    assert abs(optimal_rw_acceptance(dim) - accept.mean()) < 4.0 * se
+
+
+def test_optimal_rw_acceptance_runs_from_044_down_to_0234():
+    rates = [optimal_rw_acceptance(d) for d in (1, 2, 3, 10, 100, 10_000)]
+    assert rates == sorted(rates, reverse=True)
+    assert rates[0] == pytest.approx(0.445, abs=2e-3)
+    assert rates[-1] == pytest.approx(0.234, abs=1e-3)

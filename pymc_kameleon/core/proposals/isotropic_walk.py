@@ -53,7 +53,17 @@ class IsotropicRandomWalk(GaussianRandomWalk):
     ) -> None:
         initial = ScaleAdapter(math.log(optimal_rw_scale(dim)))
         super().__init__(dim, gamma, initial, learn_scale, target_accept)
+        self.initial_target_accept = self.target_accept
         self.reset()
+
+    def set_target_accept(self, target_accept: float) -> None:
+        """Learn the scale toward ``target_accept`` from now on (until :meth:`reset`).
+
+        Parameters
+        ----------
+        target_accept : float
+        """
+        self.target_accept = float(target_accept)
 
     def learned_covariance(self, x: np.ndarray) -> np.ndarray:
         """The identity, at every point.
@@ -94,7 +104,8 @@ class IsotropicRandomWalk(GaussianRandomWalk):
         self.update_scale(transition)
 
     def reset(self) -> None:
-        """The initial scale and no map."""
+        """The initial scale and target, and no map."""
+        self.target_accept = self.initial_target_accept
         self.scale.reset()
         self.affine = None
         self.forget_covariance()
