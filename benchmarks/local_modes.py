@@ -40,8 +40,8 @@ def run(step: str, options: dict, seed: int, start: str) -> str:
     ess = min(float(v.min()) for v in az.ess(post).data_vars.values())
     rhat = max(float(v.max()) for v in az.rhat(post).data_vars.values())
     warned = sum(
-        any(w and "separate modes" in str(getattr(w, "message", "")) for w in chain)
-        for chain in warm["warning"].values
+        any("separate modes" in str(getattr(w, "message", "")) for w in chain.ravel())
+        for chain in warm["warning"].values  # (chain, draw, 1), a SamplerWarning or None
     )
     evals = warm["logp_evals"].values[:, 0].tolist()
     means = np.round(post["alpha"].mean("draw").values, 3).tolist()
