@@ -42,12 +42,16 @@ class Climbs:
         Climbs made (the first included).
     n_evals : int
         Log-density evaluations spent by all of them.
+    highest : float
+        The highest log-density any climb reached, finished or not (a climb that ran out of
+        evaluations above ``best`` is evidence that ``best`` is a local mode).
     """
 
     best: ModeStart
     modes: list[ModeStart]
     n_climbs: int
     n_evals: int
+    highest: float = -np.inf
 
 
 def same_mode(a: ModeStart, b: ModeStart) -> bool:
@@ -139,7 +143,8 @@ def climb_from_starts(
         spent += climb.n_evals
     modes = _with_curvature(climbs)
     best = max(modes, key=lambda m: m.log_density) if modes else first
-    return Climbs(best, modes, len(climbs), spent)
+    highest = max((c.log_density for c in climbs if np.isfinite(c.log_density)), default=-np.inf)
+    return Climbs(best, modes, len(climbs), spent, highest)
 
 
 def _with_curvature(climbs: list[ModeStart]) -> list[ModeStart]:

@@ -80,6 +80,8 @@ class StartUp:
         had a positive definite curvature).
     n_climbs : int
         Climbs made.
+    highest_log_density : float
+        The highest log-density any climb reached, finished or not.
     """
 
     status: str
@@ -90,6 +92,7 @@ class StartUp:
     n_evals: int
     mode_log_densities: tuple[float, ...] = ()
     n_climbs: int = 1
+    highest_log_density: float = -np.inf
 
     @property
     def uses_gaussian(self) -> bool:
@@ -180,8 +183,9 @@ def gaussian_start_up(
 
     def result(status, point, value, mean=None, covariance=None, extra=0):
         return StartUp(
-            status, point, value, mean, covariance, spent + extra, found_modes, climbs.n_climbs
-        )
+            status, point, value, mean, covariance, spent + extra, found_modes, climbs.n_climbs,
+            climbs.highest,
+        )  # fmt: skip
 
     if found.covariance is None:
         return result(found.status, found.mode, found.log_density)

@@ -38,6 +38,9 @@ __all__ = [
 ASSUMED_WARMUP_LENGTH = 1000
 #: fallbacks that get a warning (a banana's or a flower's mode, "not_gaussian", is expected)
 _WARNED = ("indefinite", "no_curvature", "not_converged", "out_of_budget")
+#: a climb that ran out of evaluations this far (log-density units) above the highest mode
+#: found is in another basin: a converged climb stops within about 0.5 of its mode's top
+UNFINISHED_CLIMB_MARGIN = 3.0
 
 
 def parse_start_up(value: Any) -> bool | int:
@@ -164,17 +167,28 @@ def several_modes_warning(step, result: StartUp) -> str | None:
     str or None
     """
     modes = result.mode_log_densities
+    name = type(step).__name__
+    fixes = (
+        f"More climbs ({name}(start_up=N) with more evaluations), more chains, or initial "
+        "values near the highest mode make that less likely."
+    )
+    if modes and result.highest_log_density > modes[0] + UNFINISHED_CLIMB_MARGIN:
+        return (
+            f"{name}: one of the start-up's {result.n_climbs} climbs (from the chain's initial "
+            "point and from draws of the prior) ran out of evaluations at log-density "
+            f"{result.highest_log_density:.6g}, above the highest mode the climbs reached "
+            f"({modes[0]:.6g}), which the chain starts from. That mode is probably a local one: "
+            "the chain may stay in it, and then the chains disagree (R-hat above 1.01). " + fixes
+        )
     if len(modes) < 2:
         return None
-    name = type(step).__name__
     values = ", ".join(f"{value:.6g}" for value in modes)
     return (
         f"{name}: the start-up's {result.n_climbs} climbs (from the chain's initial point and "
         f"from draws of the prior) found {len(modes)} separate modes, with log-densities "
         f"{values}; the chain starts from the highest. The posterior has local modes: chains "
         "whose climbs missed the highest may stay in a lower one, and then the chains disagree "
-        f"(R-hat above 1.01). More climbs ({name}(start_up=N) with more evaluations), more "
-        "chains, or initial values near the highest mode make that less likely."
+        "(R-hat above 1.01). " + fixes
     )
 
 

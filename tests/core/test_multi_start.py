@@ -108,3 +108,22 @@ def test_the_start_up_reports_every_separate_mode_and_starts_from_the_highest():
     assert len(result.mode_log_densities) == 2
     np.testing.assert_allclose(result.mean, MAJOR, atol=0.05)
     assert result.n_climbs == 6  # two modes found: the climbs go on, to the cap
+
+
+def test_a_climb_cut_off_above_the_best_mode_is_reported_as_the_highest_point():
+    def rare_minor(x):
+        """MINOR's weight 0.001: the major mode's top is about 4 above the minor's."""
+        minor = multivariate_normal(MINOR, 0.3**2 * np.eye(2)).logpdf(x) + np.log(0.001)
+        major = multivariate_normal(MAJOR, [[1.0, 0.5], [0.5, 2.0]]).logpdf(x)
+        return float(logsumexp([minor, major]))
+
+    alone = climb_from_starts(rare_minor, MINOR + 0.1, 2000)
+    # the second climb starts (it has one curvature's worth) but cannot finish
+    budget = alone.n_evals + 2 * (2 + 5) + 2
+    climbs = climb_from_starts(rare_minor, MINOR + 0.1, budget, starts_at(MAJOR + 1.0))
+    assert climbs.n_climbs == 2 and len(climbs.modes) == 1  # only the minor mode finished
+    np.testing.assert_allclose(climbs.best.mode, MINOR, atol=0.3)
+    assert climbs.highest > climbs.best.log_density + 3.0
+    # with the budget to finish, the climb reaches the major mode and both are modes
+    finished = climb_from_starts(rare_minor, MINOR + 0.1, 5000, starts_at(MAJOR + 1.0))
+    assert finished.highest == pytest.approx(finished.best.log_density)

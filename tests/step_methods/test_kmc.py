@@ -279,14 +279,15 @@ def test_cached_logp_refreshed_when_other_vars_change():
     assert math.isclose(step.logp_current, float(model_logp(point)), rel_tol=1e-10)
 
 
-@pytest.mark.parametrize("estimator", ["lite", "finite"])
-def test_parallel_reproducible_and_spawn(estimator):
+# a spawned worker costs a fresh interpreter: spawn for one estimator, fork for the other
+@pytest.mark.parametrize("estimator, context", [("lite", "spawn"), ("finite", "fork")])
+def test_parallel_reproducible_and_spawn(estimator, context):
     model = mv_model()
     with model:
         step = make_kmc(estimator=estimator)
         kw = {"tune": 80, "draws": 30, "chains": 2, "cores": 2, "step": step, **SAMPLE_KW}
         run1 = pm.sample(random_seed=21, **kw)
-        run2 = pm.sample(random_seed=21, mp_ctx="spawn", **kw)
+        run2 = pm.sample(random_seed=21, mp_ctx=context, **kw)
         run3 = pm.sample(random_seed=22, **kw)
     x1, x2, x3 = (posterior_array(r) for r in (run1, run2, run3))
     assert np.array_equal(x1, x2)
