@@ -12,7 +12,8 @@ globally whitened coordinates every eigenvalue is at least 1, with equality for 
 :func:`finite_difference_scores` estimates scores without gradients (central differences of
 the log-density, ``2 d`` evaluations a point); :func:`local_width_map` turns scores taken in
 whitened coordinates into the map to local-width coordinates, clipping the estimate's
-eigenvalues at the bound 1 (noise below it is only noise).
+eigenvalues at the bound 1 (noise below it is only noise). :class:`LocalWidthScores` collects
+such scores along a chain's warm-up and composes a whitening map with the local-width map.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["average_local_precision", "finite_difference_scores", "local_width_map"]
+from pymc_kameleon.core.proposals.affine import AffineMap
+
+__all__ = [
+    "LocalWidthScores",
+    "average_local_precision",
+    "finite_difference_scores",
+    "local_width_map",
+]
 
 #: central-difference step, in whitened units: the error is (h / width)^2 relative, 1e-6 for a
 #: direction 100 times thinner than the posterior's spread, far above round-off at 1e-3
@@ -31,7 +39,7 @@ DIFFERENCE_STEP = 1e-3
 def finite_difference_scores(
     log_density: Callable[[np.ndarray], float], points: np.ndarray, step: float = DIFFERENCE_STEP
 ) -> np.ndarray:
-    """Central-difference scores ``grad log p`` at each row of ``points`` (``2 d`` evaluations a row).
+    """Central-difference scores ``grad log p`` at the rows of ``points`` (2 d evaluations each).
 
     Parameters
     ----------
@@ -100,3 +108,110 @@ def local_width_map(precision: np.ndarray) -> np.ndarray:
     values, vectors = np.linalg.eigh(0.5 * (precision + precision.T))
     values = np.maximum(values, 1.0)
     return (vectors / np.sqrt(values)) @ vectors.T
+
+
+class LocalWidthScores:
+    """Scores taken along a warm-up, and the local-width coordinates they give.
+
+    Every ``every``-th call of :meth:`record` takes a forward-difference score at the chain's
+    state along the axes of the current whitening map (``d`` evaluations; the state's own
+    log-density is known), and keeps it in the states' own coordinates, where it does not depend
+    on the map. :meth:`kernel_map` composes a whitening map with the local-width map of the
+    scores of the later half of the iterations so far (the early ones come from before the
+    chain reached the bulk), and keeps the result until the whitening map changes (a new kernel
+    map makes the surrogate refit, which a new score alone is not worth).
+
+    Parameters
+    ----------
+    every : int
+        Iterations between scores (``4 d`` by default in KMCStep: a quarter of an evaluation
+        per iteration).
+    step : float
+        The forward-difference step in whitened units.
+    """
+
+    def __init__(self, every: int, step: float = DIFFERENCE_STEP) -> None:
+        self.every = max(1, int(every))
+        self.step = float(step)
+        self.scores: list[np.ndarray] = []
+        self.iterations: list[int] = []
+        self._cached: tuple[AffineMap | None, AffineMap | None] | None = None
+
+    def record(self, log_density, x: np.ndarray, value: float, affine: AffineMap, t: int) -> int:
+        """Take a score at ``x`` if iteration ``t`` is due; return the evaluations spent.
+
+        Parameters
+        ----------
+        log_density : callable
+            ``x -> log p(x)``, deterministic.
+        x : numpy.ndarray, shape (d,)
+        value : float
+            ``log p(x)``.
+        affine : AffineMap
+            The whitening map: the differences are taken along its columns.
+        t : int
+            The iteration.
+
+        Returns
+        -------
+        int
+        """
+        if t % self.every != 0 or not np.isfinite(value):
+            return 0
+        whitened = np.empty(x.size)
+        for i in range(x.size):
+            whitened[i] = (log_density(x + self.step * affine.matrix[:, i]) - value) / self.step
+        if np.all(np.isfinite(whitened)):
+            # s_x = A^-T s_z: the score in the states' coordinates
+            self.scores.append(affine.inverse.T @ whitened)
+            self.iterations.append(t)
+        return x.size
+
+    def kernel_map(self, affine: AffineMap | None) -> AffineMap | None:
+        """``affine`` composed with the local-width map of the later half of the scores.
+
+        Parameters
+        ----------
+        affine : AffineMap or None
+            The whitening map (None: no map yet, and none is returned).
+
+        Returns
+        -------
+        AffineMap or None
+            The same object until ``affine`` changes; ``affine`` itself while fewer than 2
+            scores are kept.
+        """
+        if self._cached is not None and self._cached[0] is affine:
+            return self._cached[1]
+        kept = [s for s, t in zip(self.scores, self.iterations, strict=True)
+                if t >= self.iterations[-1] // 2] if self.scores else []  # fmt: skip
+        if affine is None or len(kept) < 2:
+            result = affine
+        else:
+            whitened = np.asarray(kept) @ affine.matrix  # s_z = A^T s_x, as rows
+            b = local_width_map(average_local_precision(whitened))
+            matrix = affine.matrix @ b
+            log_det = affine.log_det + float(np.linalg.slogdet(b)[1])
+            result = AffineMap(affine.shift, matrix, np.linalg.inv(matrix), log_det)
+        self._cached = (affine, result)
+        return result
+
+    def record_states(self, log_density, states: np.ndarray, affine: AffineMap) -> int:
+        """Take a score at each of ``states`` (e.g. a pilot sample); return the evaluations.
+
+        Parameters
+        ----------
+        log_density : callable
+        states : numpy.ndarray, shape (m, d)
+        affine : AffineMap
+
+        Returns
+        -------
+        int
+        """
+        spent = 0
+        for x in np.asarray(states, dtype=float):
+            value = float(log_density(x))
+            spent += 1 + self.record(log_density, x, value, affine, 0)
+        self._cached = None
+        return spent

@@ -18,11 +18,8 @@ import numpy as np
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
 from pymc_kameleon.core.adaptation import ScaleAdapter
-from pymc_kameleon.core.hamiltonian import (
-    LeapfrogResult,
-    UniformTrajectoryLength,
-    log_accept_ratio,
-)
+from pymc_kameleon.core.checks import check_choice
+from pymc_kameleon.core.hamiltonian import LeapfrogResult, UniformTrajectoryLength, log_accept_ratio
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import (
     AdaptiveCovarianceProposal,
@@ -35,6 +32,7 @@ from pymc_kameleon.core.proposals import (
 from pymc_kameleon.core.start_up import START_UP_STATUSES
 from pymc_kameleon.core.surrogates.coordinates import LearnerCoordinates
 from pymc_kameleon.core.surrogates.learner import LearnerSettings, SurrogateLearner
+from pymc_kameleon.step_methods import local_coordinates as local
 from pymc_kameleon.step_methods.arguments import (
     check_target_accept,
     check_warmup,
@@ -46,9 +44,7 @@ from pymc_kameleon.step_methods.base import (
     check_initial_history,
 )
 from pymc_kameleon.step_methods.pooling import pooled_variant
-from pymc_kameleon.step_methods.progress import (
-    ProgressField,
-)
+from pymc_kameleon.step_methods.progress import ProgressField
 from pymc_kameleon.step_methods.start_up import ASSUMED_WARMUP_LENGTH
 
 __all__ = ["KMCState", "KMCStep"]
@@ -262,6 +258,17 @@ class KMCStep(GradientFreeStep):
         (all counted in ``logp_evals``); an int is the budget; False turns it off. Skipped with
         ``initial_history``, ``tune=0`` and stochastic likelihood estimates. See
         :doc:`/concepts/warmup`.
+    coordinates : {"global", "local"}, default "global"
+        Where the surrogate, its length scale, the mass and the step size live, with
+        ``warmup="whitened"``. "global": the warm-up's whitened coordinates (unit global
+        covariance). "local" (experimental, issue 31): coordinates of unit *average local
+        precision*, which keep a curved posterior's thin direction as wide as the others. Every
+        ``4 d``-th warm-up iteration takes a forward-difference score at the chain's state
+        (``d`` evaluations, counted in ``logp_evals``); at each new whitening map the Fisher
+        information of the later half of the scores, ``E[s s^T]``, with its eigenvalues clipped
+        at the Cramér–Rao bound 1, gives the map (:mod:`pymc_kameleon.core.local_precision`).
+        With ``initial_history`` the scores are taken once, at pilot states. Stochastic
+        likelihood estimates keep the global coordinates. On a Gaussian both are one.
 
     Notes
     -----
@@ -377,7 +384,9 @@ class KMCStep(GradientFreeStep):
         noise_check_interval: int = 100,
         pool_warmup: bool = False,
         start_up: bool | int = True,
+        coordinates: str = "global",
     ) -> None:
+        self.coordinates_choice = check_choice("coordinates", coordinates, tuple(local.COORDINATES))
         self.learner_settings = LearnerSettings.from_arguments(
             estimator, n_history, n_features, lengthscale, regularisation, mass,
             adapt_start, refit_growth, history_capacity,
@@ -389,18 +398,18 @@ class KMCStep(GradientFreeStep):
         self.warmup_explore = parse_warmup_explore(warmup_explore, initial_history)
         self.initial_history = None  # validated once the base class knows the dimension
         super().__init__(
-            vars, adaptation=adaptation, model=model, initial_point=initial_point,
-            compile_kwargs=compile_kwargs, blocked=blocked, rng=rng,
-            noise_free_other_steps=noise_free_other_steps,
-            noise_check_interval=noise_check_interval, pool_warmup=pool_warmup,
-            start_up=start_up,
+            vars, adaptation=adaptation, model=model, initial_point=initial_point, rng=rng,
+            compile_kwargs=compile_kwargs, blocked=blocked, start_up=start_up,
+            noise_free_other_steps=noise_free_other_steps, pool_warmup=pool_warmup,
+            noise_check_interval=noise_check_interval,
         )  # fmt: skip
-        if initial_history is not None:
-            self._set_initial_history(initial_history)
+        self._set_initial_history(initial_history)
         self._add_stats(WHITENED_WARMUP_STATS if self.warmup == "whitened" else {})
 
     def _set_initial_history(self, initial_history: Any) -> None:
         """Validate ``initial_history`` (now that the dimension is known) and enter it."""
+        if initial_history is None:
+            return
         settings = self.learner_settings
         minimum, reason = (
             (MIN_INITIAL_HISTORY_CV, "the length-scale cross-validation needs")
@@ -510,6 +519,7 @@ class KMCStep(GradientFreeStep):
         length = self.warmup_length
         self.explore.plan_warmup(ASSUMED_WARMUP_LENGTH if length is None else length)
         self.coordinates = LearnerCoordinates(self.explore.affine)
+        self.local_scores = local.new_local_scores(self)
         if pilot is not None:
             self.learner.enter_initial_history(self.coordinates.to_kernel(pilot), self.rng)
 
@@ -527,7 +537,7 @@ class KMCStep(GradientFreeStep):
         covariance : numpy.ndarray, shape (d, d)
         """
         self.explore.start_from(mean, covariance)
-        self.coordinates.follow(self.explore.affine, self.learner)
+        self.coordinates.follow(local.kernel_affine(self), self.learner)
 
     def stop_tuning(self) -> None:
         """End warm-up: fix the step-size scale at its weighted warm-up average; freeze."""
@@ -555,12 +565,13 @@ class KMCStep(GradientFreeStep):
         tuple of (RaveledVars, list of dict)
             The new state and the sampler statistics of the iteration.
         """
+        logp_evals = self._refresh_current(q0.data)
+        self.extra_evals = local.score_pilot(self) if self.iteration == 0 else 0
         if self.iteration == 0 and self.surrogate is None and self.initial_history is not None:
             # the fit on initial_history chooses the hyperparameters as a warm-up refit, even
             # with tune=0
             if self.learner.refit(self.rng, learn=True):
                 self.step_scale.reset()
-        logp_evals = self._refresh_current(q0.data)
         self._check_start(q0)
         logp_evals += self._measure_noise()
         logp_evals += self._start_up()
@@ -578,7 +589,7 @@ class KMCStep(GradientFreeStep):
             "accept": accept_prob,
             **moved_stats,
             "model_logp": self.logp_current,
-            "logp_evals": logp_evals + moved_stats.pop("logp_evals"),
+            "logp_evals": logp_evals + self.extra_evals + moved_stats.pop("logp_evals"),
             "start_up": START_UP_STATUSES[self.start_up_status],
             "lengthscale": float(self.learner.lengthscale),
             "n_basis": self.learner.n_basis,
@@ -725,7 +736,8 @@ class KMCStep(GradientFreeStep):
                 x, accept_prob if explored else None, t, tuning, self._acceptance_ceiling()
             )
             self.explore.learn(transition, self.rng)
-            self.coordinates.follow(self.explore.affine, self.learner)
+            self.extra_evals += local.record_local_score(self)
+            self.coordinates.follow(local.kernel_affine(self), self.learner)
         p = self.schedule.probability(t, tuning)
         if p <= 0.0 or (p < 1.0 and self.rng.random() >= p):
             return

@@ -31,7 +31,8 @@ def test_finite_difference_scores_match_the_exact_scores():
     gaussian = multivariate_normal([1.0, -1.0], cov)
     points = np.array([[0.0, 0.0], [2.0, 1.0]])
     expected = -(points - [1.0, -1.0]) @ np.linalg.inv(cov)
-    np.testing.assert_allclose(finite_difference_scores(gaussian.logpdf, points), expected, rtol=1e-6)
+    scores = finite_difference_scores(gaussian.logpdf, points)
+    np.testing.assert_allclose(scores, expected, rtol=1e-6)
 
 
 def test_a_non_finite_neighbour_gives_a_non_finite_score_that_the_average_drops():

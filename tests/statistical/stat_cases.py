@@ -523,6 +523,9 @@ def _invariance_cases() -> dict[str, InvarianceCase]:
                        negative_control=True, **b4),
         InvarianceCase("banana4-kmc-whitened-invariance",
                        step=lambda: KMCStep(warmup="whitened"), **b4),
+        # the surrogate in local-width coordinates (finite-difference scores in warm-up)
+        InvarianceCase("banana4-kmc-local-invariance",
+                       step=lambda: KMCStep(coordinates="local"), **b4),
         InvarianceCase("banana4-kmc-whitened-surrogate-accept-invariance",
                        step=lambda: KMCAcceptingWithSurrogate(warmup="whitened"),
                        negative_control=True, **b4),
