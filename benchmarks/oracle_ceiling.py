@@ -19,9 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 
-import arviz as az
 import numpy as np
 import pymc as pm
+from real_model_seeds import run_summary  # (a sibling script: run from benchmarks/ or its parent)
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon._compat import posterior_dataset
@@ -78,12 +78,8 @@ def run(name: str, step: str, options: dict, seed: int, draws: int, oracle: bool
             step=STEPS[step](**extra, **options), initvals=initvals,
             compute_convergence_checks=False, discard_tuned_samples=False,
         )  # fmt: skip
-    post = posterior_dataset(idata, "posterior")
-    warm = posterior_dataset(idata, "warmup_sample_stats")
+    ess, rhat, evals = run_summary(idata)
     kept = posterior_dataset(idata, "sample_stats")
-    ess = min(float(v.min()) for v in az.ess(post).data_vars.values())
-    rhat = max(float(v.max()) for v in az.rhat(post).data_vars.values())
-    evals = int(warm["logp_evals"].values.sum() + kept["logp_evals"].values.sum())
     accept = float(np.minimum(kept["accept"].values, 1.0).mean())
     return f"| {seed} | {ess:.1f} | {rhat:.3f} | {accept:.2f} | {1000 * ess / evals:.2f} |"
 

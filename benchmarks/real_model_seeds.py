@@ -49,6 +49,23 @@ def reference_means(name: str) -> dict:
     return initvals
 
 
+def run_summary(idata) -> tuple[float, float, int]:
+    """``(min bulk ESS, max R-hat, log-density evaluations)`` of a run (warm-up kept).
+
+    Without a ``logp_evals`` stat (PyMC's steps) the evaluations are one per iteration.
+    """
+    post = posterior_dataset(idata, "posterior")
+    warm = posterior_dataset(idata, "warmup_sample_stats")
+    kept = posterior_dataset(idata, "sample_stats")
+    ess = min(float(v.min()) for v in az.ess(post).data_vars.values())
+    rhat = max(float(v.max()) for v in az.rhat(post).data_vars.values())
+    if "logp_evals" in warm:
+        evals = int(warm["logp_evals"].values.sum() + kept["logp_evals"].values.sum())
+    else:
+        evals = int(post.sizes["chain"] * (post.sizes["draw"] + warm.sizes["draw"]))
+    return ess, rhat, evals
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", choices=list(REAL_MODELS))
@@ -68,16 +85,9 @@ def main() -> None:
                 step=STEPS[args.step](**options), compute_convergence_checks=False,
                 discard_tuned_samples=False, initvals=initvals,
             )  # fmt: skip
-        post = posterior_dataset(idata, "posterior")
+        ess, rhat, evals = run_summary(idata)
         warm = posterior_dataset(idata, "warmup_sample_stats")
-        kept = posterior_dataset(idata, "sample_stats")
-        ess = min(float(v.min()) for v in az.ess(post).data_vars.values())
-        rhat = max(float(v.max()) for v in az.rhat(post).data_vars.values())
-        if "logp_evals" in warm:
-            evals = int(warm["logp_evals"].values.sum() + kept["logp_evals"].values.sum())
-            status = np.unique(warm["start_up"].values[:, 0]).tolist()
-        else:
-            evals, status = 4 * 6000, "-"
+        status = np.unique(warm["start_up"].values[:, 0]).tolist() if "start_up" in warm else "-"
         print(f"| {seed} | {status} | {ess:.0f} | {rhat:.3f} | {1000 * ess / evals:.2f} |")
 
 

@@ -113,13 +113,13 @@ def local_width_map(precision: np.ndarray) -> np.ndarray:
 class LocalWidthScores:
     """Scores taken along a warm-up, and the local-width coordinates they give.
 
-    Every ``every``-th call of :meth:`record` takes a forward-difference score at the chain's
-    state along the axes of the current whitening map (``d`` evaluations; the state's own
-    log-density is known), and keeps it in the states' own coordinates, where it does not depend
-    on the map. :meth:`kernel_map` composes a whitening map with the local-width map of the
-    scores of the later half of the iterations so far (the early ones come from before the
-    chain reached the bulk), and keeps the result until the whitening map changes (a new kernel
-    map makes the surrogate refit, which a new score alone is not worth).
+    At each iteration that is a multiple of ``every``, :meth:`record` takes a
+    forward-difference score at the chain's state along the axes of the current whitening map
+    (``d`` evaluations; its log-density is known), and keeps it in the states' own coordinates,
+    where it does not depend on the map. :meth:`kernel_map` composes a whitening map with the
+    local-width map of the scores of the later half of the iterations so far (the early ones come
+    from before the chain reached the bulk), and keeps the result until the whitening map
+    changes (a new kernel map makes the surrogate refit, which a new score alone is not worth).
 
     Parameters
     ----------
