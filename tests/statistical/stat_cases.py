@@ -439,12 +439,10 @@ def _cases() -> dict[str, StatCase]:
         StatCase("pm-kameleon-blackbox", model=blackbox, step=ClassicKameleon, **noisy),
         StatCase("pm-kameleon-whitened-blackbox", model=blackbox,
                  step=lambda: KameleonStep(warmup="whitened"), **noisy),
-        StatCase("pm-kmc-blackbox", model=blackbox,
-                 step=lambda: KMCStep(warmup="classic", n_steps_range=(5, 20)), **noisy),
         StatCase("pm-am-pooled-blackbox", model=blackbox,
                  step=lambda: AdaptiveMetropolis(pool_warmup=True), **noisy),
-        StatCase("pm-kmc-whitened-pooled-blackbox", model=blackbox,
-                 step=lambda: KMCStep(pool_warmup=True, n_steps_range=(5, 20)), **noisy),
+        # one KMC pseudo-marginal case, the default warm-up: the classic and pooled warm-ups
+        # keep the current estimate through the same code (dropped to keep CI under 30 minutes)
         StatCase("pm-kmc-whitened-blackbox", model=blackbox,
                  step=lambda: KMCStep(warmup="whitened", n_steps_range=(5, 20)), **noisy),
         StatCase("pm-monte-carlo-within-metropolis", model=native,
@@ -512,20 +510,16 @@ def _invariance_cases() -> dict[str, InvarianceCase]:
         # a long run here had rms z 1.26 over 12 seeds (sticky pseudo-marginal stretches make
         # its MCSEs unreliable): an estimated false-failure rate of 1.5 %
         InvarianceCase("pm-am-native-invariance", step=AdaptiveMetropolis, **native),
-        InvarianceCase("pm-monte-carlo-within-metropolis-invariance",
-                       step=MonteCarloWithinMetropolis, negative_control=True, **native),
         InvarianceCase("banana4-kmc-lite-invariance",
                        step=lambda: KMCStep(warmup="classic", estimator="lite"), **b4),
         InvarianceCase("banana4-kmc-finite-invariance",
                        step=lambda: KMCStep(warmup="classic", estimator="finite"), **b4),
-        InvarianceCase("banana4-kmc-surrogate-accept-invariance",
-                       step=lambda: KMCAcceptingWithSurrogate(warmup="classic", estimator="finite"),
-                       negative_control=True, **b4),
         InvarianceCase("banana4-kmc-whitened-invariance",
                        step=lambda: KMCStep(warmup="whitened"), **b4),
         # the surrogate in local-width coordinates (finite-difference scores in warm-up)
         InvarianceCase("banana4-kmc-local-invariance",
                        step=lambda: KMCStep(coordinates="local"), **b4),
+        # the negative control of KMC's acceptance, on the default (whitened) path
         InvarianceCase("banana4-kmc-whitened-surrogate-accept-invariance",
                        step=lambda: KMCAcceptingWithSurrogate(warmup="whitened"),
                        negative_control=True, **b4),
