@@ -9,12 +9,14 @@ step size, the last length scale and the divergences. ``mapped`` samples the ban
 random affine map (a rotation times scales log-uniform in 1e-2..1e2, fixed seed 7); ``oracle``
 hands every chain 2000 exact draws as ``initial_history`` (``n_history=2000``) and starts each
 chain at one of them; otherwise chains start at N(0, I) draws (in the banana's coordinates).
-``NPILOT=500`` in the environment changes the oracle's size. A last argument sets a fixed
-length scale.
+``NPILOT=500`` in the environment changes the oracle's size, ``TUNE=12000`` the warm-up's
+length and ``OPTIONS='{"pool_warmup": true}'`` (JSON) adds KMCStep arguments. A last argument
+sets a fixed length scale.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -47,6 +49,7 @@ def run(b: float, coordinates: str, seed: int, mapped: bool, oracle: bool, lengt
     options = {"coordinates": coordinates}
     if oracle:
         options.update(initial_history=draws @ m.T, n_history=len(draws))
+    options.update(json.loads(os.environ.get("OPTIONS", "{}")))
     if lengthscale is not None:
         options["lengthscale"] = lengthscale
     starts = draws[:4] if oracle else np.random.default_rng(seed).standard_normal((4, D))
@@ -57,7 +60,8 @@ def run(b: float, coordinates: str, seed: int, mapped: bool, oracle: bool, lengt
         pm.Potential("lp", -0.5 * ((x[0] / np.sqrt(V)) ** 2 + z2**2 + pt.sum(x[2:] ** 2)))
         pm.Deterministic("x", x)
         return pm.sample(
-            tune=4000, draws=4000, chains=4, cores=2, random_seed=seed, progressbar=False,
+            tune=int(os.environ.get("TUNE", 4000)), draws=4000, chains=4, cores=2,
+            random_seed=seed, progressbar=False,
             step=KMCStep(**options), initvals=[{"y": m @ s} for s in starts],
             compute_convergence_checks=False, discard_tuned_samples=False,
         )  # fmt: skip

@@ -11,9 +11,10 @@ globally whitened coordinates every eigenvalue is at least 1, with equality for 
 
 :func:`finite_difference_scores` estimates scores without gradients (central differences of
 the log-density, ``2 d`` evaluations a point); :func:`local_width_map` turns scores taken in
-whitened coordinates into the map to local-width coordinates, clipping the estimate's
-eigenvalues at the bound 1 (noise below it is only noise). :class:`LocalWidthScores` collects
-such scores along a chain's warm-up and composes a whitening map with the local-width map.
+whitened coordinates into the map to local-width coordinates: eigenvalues the estimate's noise
+can explain are raised to the bound 1, and those far below it widen a direction the whitening
+made too thin. :class:`LocalWidthScores` collects such scores along a chain's warm-up and
+composes a whitening map with the local-width map.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ __all__ = [
     "average_local_precision",
     "finite_difference_scores",
     "local_width_map",
+    "noise_edge",
 ]
 
 #: central-difference step, in whitened units: the error is (h / width)^2 relative, 1e-6 for a
@@ -88,25 +90,56 @@ def average_local_precision(scores: np.ndarray) -> np.ndarray:
     return finite.T @ finite / finite.shape[0]
 
 
-def local_width_map(precision: np.ndarray) -> np.ndarray:
+def noise_edge(n_scores: int, dim: int) -> float:
+    """The smallest eigenvalue that ``n_scores`` scores of a unit precision would show.
+
+    The Marchenko–Pastur lower edge ``(1 - sqrt(d / n))^2`` of ``mean(s s^T)`` for ``n``
+    standard normal ``s`` in ``d`` dimensions (0 when ``n <= d``: the estimate is singular).
+
+    Parameters
+    ----------
+    n_scores, dim : int
+
+    Returns
+    -------
+    float
+    """
+    if n_scores <= dim:
+        return 0.0
+    return (1.0 - np.sqrt(dim / n_scores)) ** 2
+
+
+def local_width_map(precision: np.ndarray, n_scores: int | None = None) -> np.ndarray:
     """The matrix ``B`` with ``z = B u``: from whitened ``z`` to local-width coordinates ``u``.
 
-    ``B = V diag(w)^-1/2 V^T`` for ``precision = V diag(w) V^T`` with ``w`` clipped below at 1
-    (the Cramér–Rao bound in whitened coordinates), so the average local precision in ``u`` is
-    the identity, where it was estimated above the bound.
+    ``B = V diag(w)^-1/2 V^T`` for ``precision = V diag(w) V^T``, so the average local precision
+    in ``u`` is the identity. By the Cramér–Rao bound every eigenvalue is at least 1 where the
+    whitening is right. One from ``n_scores`` scores that is still at least :func:`noise_edge`
+    can be noise, and is raised to 1. One below the edge is evidence that the whitening made
+    that direction too thin (a warm-up that has not yet spread along it), so the map widens it,
+    by ``sqrt(edge / w)``, which is conservative.
 
     Parameters
     ----------
     precision : numpy.ndarray, shape (d, d)
         Average local precision in whitened coordinates (:func:`average_local_precision`).
+    n_scores : int, optional
+        The number of scores behind it (None: no direction is widened).
 
     Returns
     -------
     numpy.ndarray, shape (d, d)
-        Symmetric, with eigenvalues in (0, 1].
+        Symmetric and positive definite.
     """
     values, vectors = np.linalg.eigh(0.5 * (precision + precision.T))
-    values = np.maximum(values, 1.0)
+    edge = 0.0 if n_scores is None else noise_edge(n_scores, values.size)
+    raised = np.maximum(values, 1.0)
+    if edge > 0.0:
+        # a zero eigenvalue (a direction with no slope at all) is widened at most 1e4-fold
+        widened = np.maximum(values, 1e-8 * edge) / edge
+        values = np.where(values < edge, widened, raised)
+    else:
+        values = raised
     return (vectors / np.sqrt(values)) @ vectors.T
 
 
@@ -189,7 +222,7 @@ class LocalWidthScores:
             result = affine
         else:
             whitened = np.asarray(kept) @ affine.matrix  # s_z = A^T s_x, as rows
-            b = local_width_map(average_local_precision(whitened))
+            b = local_width_map(average_local_precision(whitened), len(kept))
             matrix = affine.matrix @ b
             log_det = affine.log_det + float(np.linalg.slogdet(b)[1])
             result = AffineMap(affine.shift, matrix, np.linalg.inv(matrix), log_det)

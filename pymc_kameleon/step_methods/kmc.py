@@ -265,8 +265,10 @@ class KMCStep(GradientFreeStep):
         precision*, which keep a curved posterior's thin direction as wide as the others. Every
         ``4 d``-th warm-up iteration takes a forward-difference score at the chain's state
         (``d`` evaluations, counted in ``logp_evals``); at each new whitening map the Fisher
-        information of the later half of the scores, ``E[s s^T]``, with its eigenvalues clipped
-        at the Cramér–Rao bound 1, gives the map (:mod:`pymc_kameleon.core.local_precision`).
+        information of the later half of the scores, ``E[s s^T]``, gives the map
+        (:mod:`pymc_kameleon.core.local_precision`): eigenvalues its noise can explain are
+        raised to the Cramér–Rao bound 1, and one far below it widens a direction the
+        whitening has made too thin.
         With ``initial_history`` the scores are taken once, at pilot states. Stochastic
         likelihood estimates keep the global coordinates. On a Gaussian both are one.
 

@@ -8,6 +8,7 @@ from pymc_kameleon.core.local_precision import (
     average_local_precision,
     finite_difference_scores,
     local_width_map,
+    noise_edge,
 )
 from pymc_kameleon.targets.banana import banana_logp, sample_banana
 
@@ -79,9 +80,39 @@ def test_the_map_gives_unit_average_precision_and_is_affine_equivariant(mapped):
     np.testing.assert_allclose(b, b.T)
 
 
-def test_eigenvalues_below_the_cramer_rao_bound_are_clipped():
+def test_without_a_score_count_eigenvalues_below_the_cramer_rao_bound_are_raised_to_it():
     precision = np.diag([0.25, 4.0])
     np.testing.assert_allclose(local_width_map(precision), np.diag([1.0, 0.5]))
+    # too few scores to tell (n <= d): the same, and a singular estimate stays finite
+    np.testing.assert_allclose(local_width_map(precision, n_scores=2), np.diag([1.0, 0.5]))
+    assert np.all(np.isfinite(local_width_map(np.diag([-1e-17, 4.0]), n_scores=1)))
+
+
+def test_noise_edge_is_the_smallest_eigenvalue_of_unit_precision_scores():
+    rng = np.random.default_rng(4)
+    for n, d in ((64, 8), (400, 8), (200, 20)):
+        smallest = [
+            np.linalg.eigvalsh(average_local_precision(rng.standard_normal((n, d)))).min()
+            for _ in range(200)
+        ]
+        # the Marchenko-Pastur edge is the large-n limit; finite n lands close to it
+        assert abs(np.median(smallest) - noise_edge(n, d)) < 0.35 * noise_edge(n, d)
+    assert noise_edge(8, 8) == 0.0
+
+
+def test_scores_of_unit_precision_leave_the_whitening_alone_and_a_too_thin_one_is_widened():
+    rng = np.random.default_rng(5)
+    n, d = 200, 8
+    for _ in range(20):  # noise around the bound: no direction widened past sqrt(2)
+        b = local_width_map(average_local_precision(rng.standard_normal((n, d))), n)
+        assert np.linalg.eigvalsh(b).max() < np.sqrt(2.0)
+    # the whitening made the last direction 100 times too thin: its scores are 100 times smaller
+    scores = rng.standard_normal((n, d)) * np.r_[np.ones(d - 1), 0.01]
+    b = local_width_map(average_local_precision(scores), n)
+    widths = np.linalg.eigvalsh(b)
+    edge = noise_edge(n, d)
+    assert 100 * np.sqrt(edge) * 0.8 < widths.max() < 100 * 1.2  # conservative, sqrt(edge)
+    assert widths[:-1].max() < np.sqrt(2.0)
 
 
 def test_local_width_coordinates_do_not_depend_on_the_parametrisation():
