@@ -1,13 +1,20 @@
-"""One of our steps on the curved targets at a practitioner's budget, over a few seeds.
+"""One sampler on the curved targets at a practitioner's budget, over a few seeds.
 
 Usage: ``python benchmarks/curved_budget_check.py OUT_DIR TAG SAMPLER OPTIONS_JSON [--seeds 0 1 2]
 [--problems ...] [--tune 4000] [--draws 4000] [--chains 4] [--oracle N] [--jobs 2]``, e.g.
-``... out kmc-default KMC-lite '{"warmup": "whitened"}'``. SAMPLER is a name of the bench suite
-(its papers' steps are pinned to the published warm-up, so pass ``"warmup": "whitened"`` for our
-default). Runs 4 chains x (4000 + 4000) from seeded N(0, I) starts (the budget of the
-curved-posteriors issue) and prints, per target, the median over the seeds of the min bulk ESS,
-ESS per 1000 log-density evaluations (warm-up included), the chi-square quantile error and the
-max R-hat. ``--oracle N`` hands each chain N exact draws as ``initial_history`` (the KMC paper's
+``... out kmc-default KMC-lite '{"warmup": "whitened"}'`` or ``... out emcee emcee '{}'``.
+SAMPLER is a name of the bench suite (its papers' steps are pinned to the published warm-up, so
+pass ``"warmup": "whitened"`` for our default), or an ensemble peer run outside PyMC: ``emcee``
+(affine-invariant stretch move) or ``zeus`` (ensemble slice sampling), with 2 d walkers on a
+budget of ``chains * (tune + draws)`` log-density evaluations, the first half discarded as
+warm-up, each walker scored as a chain (OPTIONS_JSON then holds keyword arguments of the
+sampler's constructor). Runs 4 chains x (4000 + 4000) from seeded N(0, I) starts (the budget
+of the curved-posteriors issue) and prints, per target, the median over the seeds of the min
+bulk ESS, ESS per 1000 log-density evaluations of the kept draws (warm-up excluded), the
+chi-square quantile error, the max R-hat and the acceptance rate (NaN for zeus). The
+``-mapped`` bananas are the same bananas sampled in coordinates ``y = M x`` under a fixed
+random affine map M (scales 1e-2..1e2), with starts mapped and draws mapped back before
+scoring. ``--oracle N`` hands each chain N exact draws as ``initial_history`` (the KMC paper's
 oracle setting: what the kernel does with a history that already covers the target). Records go
 to ``OUT_DIR/<TAG>.jsonl`` (resumable).
 """
@@ -22,7 +29,15 @@ import numpy as np
 
 from pymc_kameleon.bench.runner import Task, load_records, run_tasks
 
-PROBLEMS = ("banana-0.1", "banana-0.03", "flower", "gauss-iso", "gauss-corr")
+PROBLEMS = (
+    "banana-0.1",
+    "banana-0.03",
+    "flower",
+    "gauss-iso",
+    "gauss-corr",
+    "banana-0.1-mapped",
+    "banana-0.03-mapped",
+)
 
 
 def main() -> None:
@@ -60,9 +75,11 @@ def main() -> None:
     print("| tag | target | seeds | min ESS | ESS/1k evals | quantile error | max R-hat | acc |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for problem in args.problems:
+        # one TAG's file may hold several samplers' records: show this sampler's
         records = [
             r for r in load_records(path)
-            if r["problem"] == problem and r["seed"] in args.seeds and r.get("status") == "ok"
+            if r["problem"] == problem and r["sampler"] == args.sampler
+            and r["seed"] in args.seeds and r.get("status") == "ok"
         ]  # fmt: skip
         if not records:
             continue

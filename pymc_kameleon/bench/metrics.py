@@ -9,10 +9,14 @@ another sampler:
   ``|fraction of draws whose statistic is below its exact q-quantile - q|``;
 * ``coord_quantile_error``: the mean over coordinates and the same levels of
   ``|q-quantile of the draws - exact q-quantile| / sd``.
+
+:func:`draw_scores` gathers every score of one run's draws and :func:`cost_scores` its cost, for
+the PyMC runs of :mod:`.runner` and the ensemble peers of :mod:`.ensemble_peers` alike.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -23,7 +27,10 @@ from pymc_kameleon.diagnostics import DEFAULT_QUANTILES, polynomial_mmd2, poster
 __all__ = [
     "accuracy_metrics",
     "chain_metrics",
+    "cost_scores",
+    "draw_scores",
     "mixing_metrics",
+    "mixing_metrics_of_draws",
     "quantile_error",
 ]
 
@@ -108,7 +115,22 @@ def mixing_metrics(idata: Any, var_name: str) -> dict[str, float]:
     TypeError
         If ``idata`` is not sampling output.
     """
-    draws = posterior_array(idata, var_name)
+    return mixing_metrics_of_draws(posterior_array(idata, var_name))
+
+
+def mixing_metrics_of_draws(draws: np.ndarray) -> dict[str, float]:
+    """Min bulk/tail ESS and max R-hat over coordinates of an array of draws.
+
+    Parameters
+    ----------
+    draws : numpy.ndarray
+        Shape ``(chains, draws, dim)``.
+
+    Returns
+    -------
+    dict of str to float
+        As :func:`mixing_metrics`.
+    """
     out = {
         "min_bulk_ess": float(np.min(ess_array(draws, method="bulk"))),
         "min_tail_ess": float(np.min(ess_array(draws, method="tail"))),
@@ -145,3 +167,55 @@ def chain_metrics(draws: np.ndarray, problem: Any) -> dict[str, list[float]]:
         if exact is not None:
             out["chain_quantile_error"].append(quantile_error(problem.statistic(chain), exact))
     return out
+
+
+def draw_scores(draws: np.ndarray, problem: Any) -> dict[str, Any]:
+    """Every score of a run's draws: mixing, accuracy and per-chain scores.
+
+    Parameters
+    ----------
+    draws : numpy.ndarray
+        Shape ``(chains, draws, dim)``, in the target's own coordinates (see
+        ``Problem.from_model_coordinates``).
+    problem : Problem
+
+    Returns
+    -------
+    dict
+        The union of :func:`mixing_metrics_of_draws`, :func:`accuracy_metrics` and
+        :func:`chain_metrics`.
+    """
+    return {
+        **mixing_metrics_of_draws(draws),
+        **accuracy_metrics(draws, problem),
+        **chain_metrics(draws, problem),
+    }
+
+
+def cost_scores(min_ess: float, draw_evals: int, seconds: float, iterations: int) -> dict:
+    """Cost of a run and its ESS per unit of cost.
+
+    Parameters
+    ----------
+    min_ess : float
+        Min bulk ESS over coordinates.
+    draw_evals : int
+        Log-density evaluations of the kept draws (warm-up excluded).
+    seconds : float
+        Wall time of the whole run (warm-up included).
+    iterations : int
+        Iterations of the whole run, ``chains * (tune + draws)``.
+
+    Returns
+    -------
+    dict
+        ``draw_evals``, ``sampling_s``, ``us_per_iter``, ``ess_per_1k_evals`` and ``ess_per_s``
+        (NaN when their denominator is zero).
+    """
+    return {
+        "draw_evals": int(draw_evals),
+        "sampling_s": float(seconds),
+        "us_per_iter": 1e6 * seconds / iterations,
+        "ess_per_1k_evals": 1000.0 * min_ess / draw_evals if draw_evals else math.nan,
+        "ess_per_s": min_ess / seconds if seconds > 0 else math.nan,
+    }

@@ -5,13 +5,18 @@ Every :class:`Problem` builds its model on demand and knows its exact answer: th
 exact quantiles give the KAMH paper's quantile error (the squared norm of the Gaussianised
 point; chi-squared for the banana and Gaussians, from exact draws for the flower). GP-Glass has
 no exact answer and is scored against a long reference run instead (``reference_draws``).
+
+A problem with a ``coordinate_map`` M (the ``-mapped`` bananas) samples ``y = M x`` while its
+exact answer stays in the target's own coordinates ``x``: the runner maps starting points and
+oracle draws forward (:meth:`Problem.to_model_coordinates`) and the draws back before scoring
+(:meth:`Problem.from_model_coordinates`), so a mapped run is scored exactly as the plain one.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import ClassVar
@@ -21,6 +26,7 @@ import pymc as pm
 import pytensor.tensor as pt
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
+from pytensor.graph.replace import graph_replace
 from scipy import stats
 
 from pymc_kameleon.diagnostics import DEFAULT_QUANTILES
@@ -42,10 +48,12 @@ __all__ = [
     "Problem",
     "correlated_covariance",
     "get_problem",
+    "random_affine_map",
 ]
 
 _REFERENCE_DRAWS = 400_000
 _REFERENCE_SEED = 20141121
+_START_SALT = 7  # the seeded starts: the same points for every sampler of a seed
 GLASS_REFERENCE = Path(__file__).resolve().parent / "data" / "glass_reference.npz"
 
 
@@ -80,6 +88,10 @@ class Problem:
         Name of the vector variable.
     notes : str
         Free text for the report (how the reference was obtained, caveats).
+    coordinate_map : numpy.ndarray, optional
+        Invertible ``(dim, dim)`` matrix M: the model's variable is ``y = M x`` of the target's
+        own coordinates ``x``, in which the exact answer (draws, statistic, quantiles) is given.
+        None for the identity.
     """
 
     name: str
@@ -94,6 +106,64 @@ class Problem:
     eval_seconds: float = 0.0
     var_name: str = "x"
     notes: str = field(default="", compare=False)
+    coordinate_map: np.ndarray | None = field(default=None, compare=False)
+
+    def to_model_coordinates(self, x: np.ndarray) -> np.ndarray:
+        """Points in the target's own coordinates ``x`` as the model's variable ``y = M x``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Shape ``(..., dim)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Same shape; ``x`` itself when the problem has no ``coordinate_map``.
+        """
+        if self.coordinate_map is None:
+            return x
+        return np.asarray(x, dtype=float) @ self.coordinate_map.T
+
+    def from_model_coordinates(self, y: np.ndarray) -> np.ndarray:
+        """Draws of the model's variable ``y`` in the target's own coordinates ``x = M^-1 y``.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            Shape ``(..., dim)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Same shape; ``y`` itself when the problem has no ``coordinate_map``.
+        """
+        if self.coordinate_map is None:
+            return y
+        y = np.asarray(y, dtype=float)
+        flat = y.reshape(-1, self.dim)
+        return np.linalg.solve(self.coordinate_map, flat.T).T.reshape(y.shape)
+
+    def starting_points(self, seed: int, n: int) -> np.ndarray:
+        """Seeded N(0, I) starts in the target's own coordinates, given in the model's.
+
+        Every sampler of a seed gets the same points (PyMC's chains the first ``n``, an
+        ensemble's walkers more of the same stream), and a mapped problem the mapped ones.
+
+        Parameters
+        ----------
+        seed : int
+            Seed of the task.
+        n : int
+            Number of points.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n, dim)``.
+        """
+        rng = np.random.default_rng([seed, _START_SALT])
+        return self.to_model_coordinates(rng.standard_normal((n, self.dim)))
 
     @property
     def true_mean(self) -> np.ndarray | None:
@@ -244,6 +314,59 @@ def _banana(b: float, name: str) -> Problem:
     )
 
 
+def random_affine_map(d: int = 8, seed: int = 7) -> np.ndarray:
+    """A fixed random affine map: a random rotation times scales log-uniform in 1e-2..1e2.
+
+    ``M = Q diag(s)`` with ``Q`` the orthogonal factor of the QR decomposition of a standard
+    normal matrix and ``log s`` uniform on ``[log 1e-2, log 1e2]``, both from
+    ``numpy.random.default_rng(seed)`` (the map of ``benchmarks/local_width_check.py``).
+
+    Parameters
+    ----------
+    d : int, default 8
+        Dimension.
+    seed : int, default 7
+        Seed of the rotation and the scales.
+
+    Returns
+    -------
+    numpy.ndarray
+        Invertible ``(d, d)`` matrix.
+    """
+    rng = np.random.default_rng(seed)
+    rotation, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    return rotation * np.exp(rng.uniform(np.log(1e-2), np.log(1e2), d))
+
+
+def _affine_mapped_model(plain: pm.Model, var_name: str, matrix: np.ndarray) -> pm.Model:
+    """The plain model's density of ``x`` as a density of ``y = M x``: one flat vector ``y``.
+
+    The plain log-density's graph is reused with ``x = M^-1 y`` substituted, so the two cannot
+    drift apart; ``- log|det M|`` keeps the mapped density normalised.
+    """
+    x_value = plain.rvs_to_values[plain[var_name]]
+    log_det = float(np.linalg.slogdet(matrix)[1])
+    with pm.Model() as model:
+        y = pm.Flat("y", shape=matrix.shape[0])
+        x = pt.specify_shape(pt.dot(np.linalg.inv(matrix), y), x_value.type.shape)
+        logp = graph_replace(plain.logp(), {x_value: x})
+        pm.Potential("y_mapped_logp", logp - log_det)
+    return model
+
+
+def _mapped(plain: Problem, matrix: np.ndarray) -> Problem:
+    """``plain`` sampled as ``y = M x``; its exact answer, in ``x``, is unchanged."""
+    return replace(
+        plain,
+        name=f"{plain.name}-mapped",
+        title=f"{plain.title}, sampled as y = M x (random rotation, scales 1e-2..1e2)",
+        build_model=lambda: _affine_mapped_model(plain.build_model(), plain.var_name, matrix),
+        var_name="y",
+        coordinate_map=matrix,
+        notes="scored in the banana's own coordinates x = M^-1 y",
+    )
+
+
 def _flower_statistic(x: np.ndarray) -> np.ndarray:
     return flower_radial_residual(x) ** 2 + np.sum(np.asarray(x)[..., 2:] ** 2, axis=-1)
 
@@ -273,6 +396,8 @@ PROBLEMS: dict[str, Problem] = {
     for p in (
         _banana(0.03, "banana-0.03"),
         _banana(0.1, "banana-0.1"),
+        _mapped(_banana(0.03, "banana-0.03"), random_affine_map()),
+        _mapped(_banana(0.1, "banana-0.1"), random_affine_map()),
         Problem(
             name="flower",
             title="flower F(10, 6, 6, 1), d=8 (radius of (x1, x2), squared numerator)",

@@ -4,6 +4,9 @@ Each task runs ``pm.sample(cores=1)``: its chains one after another on one core,
 is that of one core. Several tasks may run side by side in worker processes (``jobs``). Every
 finished task is appended at once to the results file, so an interrupted run loses nothing and
 a re-run skips the tasks already recorded.
+
+The ensemble samplers outside PyMC (``"emcee"``, ``"zeus"``) take a separate path, in
+:mod:`.ensemble_peers`, and give records with the same fields.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ import numpy as np
 import pymc as pm
 
 from pymc_kameleon._compat import posterior_dataset
-from pymc_kameleon.bench.metrics import accuracy_metrics, chain_metrics, mixing_metrics
+from pymc_kameleon.bench.ensemble_peers import is_ensemble_peer, run_ensemble_peer
+from pymc_kameleon.bench.metrics import cost_scores, draw_scores
 from pymc_kameleon.bench.problems import get_problem
 from pymc_kameleon.bench.records import load_records, run_resumable
 from pymc_kameleon.bench.samplers import count_evaluations, get_sampler
@@ -40,16 +44,18 @@ class Task:
         Experiment the run belongs to (a table or figure of the report).
     problem, sampler : str
         Names in :data:`~pymc_kameleon.bench.problems.PROBLEMS` and
-        :data:`~pymc_kameleon.bench.samplers.SAMPLERS`.
+        :data:`~pymc_kameleon.bench.samplers.SAMPLERS` or
+        :data:`~pymc_kameleon.bench.ensemble_peers.ENSEMBLE_PEERS`.
     seed : int
         Seed of ``pm.sample`` and of the starting points.
     chains, tune, draws : int
         Budget.
     init : {"random", "zero"}
-        Seeded N(0, I) starting points (the same for every sampler of a seed), or the origin.
+        Seeded N(0, I) starting points (the same for every sampler of a seed, drawn in the
+        target's own coordinates: see ``Problem.starting_points``), or the origin.
     n_oracle : int
         If > 0, the step gets this many exact draws as ``initial_history`` and uses
-        ``n_history=n_oracle`` (the KMC paper's oracle setting).
+        ``n_history=n_oracle`` (the KMC paper's oracle setting); mapped like the starts.
     extra : dict, optional
         Keyword arguments for the step (e.g. ``{"n_history": 1000}``); not part of the key.
     """
@@ -84,17 +90,18 @@ class Task:
         )
 
 
-def _initial_values(task: Task, dim: int, var_name: str) -> list[dict] | None:
+def _initial_values(task: Task, problem: Any) -> list[dict] | None:
     if task.init == "zero":
         return None
-    rng = np.random.default_rng([task.seed, 7])
-    return [{var_name: rng.standard_normal(dim)} for _ in range(task.chains)]
+    starts = problem.starting_points(task.seed, task.chains)
+    return [{problem.var_name: start} for start in starts]
 
 
 def _step_options(task: Task, problem: Any) -> dict:
     if task.n_oracle <= 0:
         return dict(task.extra)
-    oracle = problem.exact_draws(task.n_oracle, np.random.default_rng([task.seed, 11]))
+    exact = problem.exact_draws(task.n_oracle, np.random.default_rng([task.seed, 11]))
+    oracle = problem.to_model_coordinates(exact)
     options = {"initial_history": oracle, "n_history": task.n_oracle}
     if task.sampler == "KMC-finite":
         del options["n_history"]
@@ -121,7 +128,7 @@ def _sample(task: Task, problem: Any, model: pm.Model) -> Any:
             chains=task.chains,
             cores=1,
             random_seed=task.seed,
-            initvals=_initial_values(task, problem.dim, problem.var_name),
+            initvals=_initial_values(task, problem),
             progressbar=False,
             compute_convergence_checks=False,
         )
@@ -148,8 +155,12 @@ def run_task(task: Task) -> dict[str, Any]:
         costly = getattr(model, "costly_op", None)
         if costly is not None:
             costly.reset_counters()
-        idata = _sample(task, problem, model)
-        record.update(_score(task, problem, idata, costly))
+        if is_ensemble_peer(task.sampler):  # not a PyMC step: a run of its own
+            scores = run_ensemble_peer(task, problem, model)
+            scores.update(_costly_scores(costly, task, scores["sampling_s"]))
+        else:
+            scores = _score(task, problem, _sample(task, problem, model), costly)
+        record.update(scores)
         record["status"] = "ok"
     except Exception as err:  # record the failure, keep benchmarking the other tasks
         traceback.print_exc(file=sys.stderr)
@@ -161,34 +172,37 @@ def run_task(task: Task) -> dict[str, Any]:
 def _score(task: Task, problem: Any, idata: Any, costly: Any) -> dict[str, Any]:
     spec = get_sampler(task.sampler)
     posterior = posterior_dataset(idata, "posterior")
-    draws = np.asarray(posterior[problem.var_name].values, dtype=float)
+    sampled = np.asarray(posterior[problem.var_name].values, dtype=float)
+    draws = problem.from_model_coordinates(sampled)  # scored in the target's own coordinates
     stats = posterior_dataset(idata, "sample_stats")
     seconds = float(posterior.attrs["sampling_time"])
-    iterations = task.chains * (task.tune + task.draws)
     evals = count_evaluations(stats, spec.kind, problem.dim)
-    out: dict[str, Any] = {
-        **mixing_metrics(idata, problem.var_name),
-        **accuracy_metrics(draws, problem),
-        **chain_metrics(draws, problem),
-        "acceptance": _acceptance(stats),
-        "draw_evals": evals,
-        "sampling_s": seconds,
-        "us_per_iter": 1e6 * seconds / iterations,
-    }
-    out["ess_per_1k_evals"] = 1000.0 * out["min_bulk_ess"] / evals if evals else math.nan
-    out["ess_per_s"] = out["min_bulk_ess"] / seconds if seconds > 0 else math.nan
+    out: dict[str, Any] = {**draw_scores(draws, problem), "acceptance": _acceptance(stats)}
+    out.update(cost_scores(out["min_bulk_ess"], evals, seconds, _iterations(task)))
     if "diverging" in stats:
         out["divergences"] = int(np.sum(stats["diverging"].values))
     if "noise_sd" in stats:
         out["noise_sd"] = float(np.nanmedian(stats["noise_sd"].values[:, -1]))
     if "step_size" in stats and spec.ours:
         out["final_step_size"] = float(np.median(stats["step_size"].values))
-    if costly is not None:
-        out["logp_calls"] = int(costly.calls)
-        out["logp_seconds"] = float(costly.seconds_inside)
-        out["logp_calls_per_iter"] = costly.calls / iterations
-        out["overhead_fraction"] = max(0.0, 1.0 - costly.seconds_inside / seconds)
+    out.update(_costly_scores(costly, task, seconds))
     return out
+
+
+def _iterations(task: Task) -> int:
+    return task.chains * (task.tune + task.draws)
+
+
+def _costly_scores(costly: Any, task: Task, seconds: float) -> dict[str, Any]:
+    """Call counts and time inside a costly log-density Op (none for other models)."""
+    if costly is None:
+        return {}
+    return {
+        "logp_calls": int(costly.calls),
+        "logp_seconds": float(costly.seconds_inside),
+        "logp_calls_per_iter": costly.calls / _iterations(task),
+        "overhead_fraction": max(0.0, 1.0 - costly.seconds_inside / seconds),
+    }
 
 
 def run_tasks(

@@ -7,6 +7,9 @@ rules are in :func:`pymc_kameleon.diagnostics.count_logp_evals_in`).
 PyMC's Metropolis and DEMetropolisZ compute ``logp(new) - logp(current)`` with both terms
 evaluated, so on a costly model they call the log-density twice per new point; the costly
 banana's call counter shows it, and its wall-clock time includes it.
+
+The ensemble samplers outside PyMC ("emcee", "zeus") are no steps: they are named in
+:data:`pymc_kameleon.bench.ensemble_peers.ENSEMBLE_PEERS` and run by that module.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 import pymc as pm
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon.bench.ensemble_peers import ENSEMBLE_PEERS
 from pymc_kameleon.diagnostics import count_logp_evals_in
 
 __all__ = ["SAMPLERS", "SamplerSpec", "count_evaluations", "get_sampler"]
@@ -108,11 +112,23 @@ def get_sampler(name: str) -> SamplerSpec:
     Returns
     -------
     SamplerSpec
+
+    Raises
+    ------
+    KeyError
+        For an unknown name, or the name of an ensemble peer (which has no step).
     """
-    try:
+    if name in SAMPLERS:
         return SAMPLERS[name]
-    except KeyError:
-        raise KeyError(f"unknown sampler {name!r}; choose one of {', '.join(SAMPLERS)}") from None
+    if name in ENSEMBLE_PEERS:
+        raise KeyError(
+            f"{name!r} is an ensemble peer, not a PyMC step: "
+            "pymc_kameleon.bench.ensemble_peers runs it"
+        )
+    raise KeyError(
+        f"unknown sampler {name!r}; choose one of {', '.join(SAMPLERS)}, or an ensemble peer "
+        f"run outside PyMC: {', '.join(ENSEMBLE_PEERS)}"
+    )
 
 
 def count_evaluations(stats: Any, kind: str, dim: int) -> int:
