@@ -27,6 +27,7 @@ import pytensor.tensor as pt
 import scipy.stats as st
 
 from pymc_kameleon import KMCStep
+from pymc_kameleon.bench.problems import random_affine_map
 from pymc_kameleon.targets.banana import banana_to_gaussian, sample_banana
 
 D, V = 8, 100.0
@@ -34,10 +35,8 @@ QUANTILES = np.array([0.1, 0.25, 0.5, 0.75, 0.9])
 
 
 def affine_map(mapped: bool) -> np.ndarray:
-    """The fixed random map (a rotation times log-uniform scales), or the identity."""
-    rng = np.random.default_rng(7)
-    rotation, _ = np.linalg.qr(rng.standard_normal((D, D)))
-    return rotation * np.exp(rng.uniform(np.log(1e-2), np.log(1e2), D)) if mapped else np.eye(D)
+    """The benchmark suite's fixed random map (rotation times log-uniform scales), or I."""
+    return random_affine_map(D) if mapped else np.eye(D)
 
 
 def run(b: float, coordinates: str, seed: int, mapped: bool, oracle: bool, lengthscale=None):

@@ -319,7 +319,7 @@ def random_affine_map(d: int = 8, seed: int = 7) -> np.ndarray:
 
     ``M = Q diag(s)`` with ``Q`` the orthogonal factor of the QR decomposition of a standard
     normal matrix and ``log s`` uniform on ``[log 1e-2, log 1e2]``, both from
-    ``numpy.random.default_rng(seed)`` (the map of ``benchmarks/local_width_check.py``).
+    ``numpy.random.default_rng(seed)`` (also the map of ``benchmarks/local_width_check.py``).
 
     Parameters
     ----------
