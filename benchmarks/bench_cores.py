@@ -11,10 +11,11 @@ and prints PyMC's ``sampling_time`` (warm-up plus draws, compilation excluded), 
 ``cores=1 / 1 thread`` and ``cores=2 / 1 thread`` (with 2 chains on 2 idle cores each chain has
 a core, so about 0.5-1 is right for the latter), and whether the runs gave the same draws: all
 must equal ``cores=1, BLAS 1 thread``. (Several BLAS threads may change the last bits where
-OpenBLAS splits a product between threads, and then the chains differ.) Each configuration is repeated ``--repeats`` times in an
-interleaved order and the median is reported. A tiny run of every configuration (2 x (20 + 5))
-first loads the compiled (Numba) kernels, so they are not timed; its ``cores=2`` time is shown as
-the fixed cost of starting the worker processes, which ``sampling_time`` includes.
+OpenBLAS splits a product between threads, and then the chains differ.) Each configuration is
+repeated ``--repeats`` times in an interleaved order and the median is reported. A tiny run of
+every configuration (2 x (20 + 5)) first loads the compiled (Numba) kernels, so they are not
+timed; its ``cores=2`` time is shown as the fixed cost of starting the worker processes, which
+``sampling_time`` includes.
 
 Since every iteration of a step runs with one BLAS thread in the user's process too
 (``pymc_kameleon.core._threads``), ``cores=1`` and ``cores=1, BLAS 1 thread`` should now take the

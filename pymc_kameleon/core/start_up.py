@@ -2,7 +2,7 @@
 
 Issue 30: a chain started far out in a narrow direction of a strongly correlated posterior
 spends its warm-up random-walking toward the bulk and learning the covariance, and may never
-get there. When the log-density is deterministic, :func:`gaussian_start_up` first climbs from
+get there. :func:`gaussian_start_up` first climbs from
 the chain's own point (:func:`~pymc_kameleon.core.mode_start.find_mode_and_curvature`), then
 decides whether the Gaussian at the top is a fair summary of the posterior:
 

@@ -100,8 +100,9 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         chains (with one there is nothing to pool); with ``cores=1`` the step object passed holds
         the last chain's learned state afterwards. See :doc:`/concepts/warmup`.
     start_up : bool or int, default True
-        With ``warmup="whitened"`` and a deterministic log-density, each chain first climbs
-        from its initial point to a mode (Newton steps on finite differences, no gradients)
+        With ``warmup="whitened"``, each chain first climbs from its initial point to a mode
+        (Newton steps on finite differences, no gradients; a stochastic likelihood estimate
+        with its noise held fixed)
         and takes the curvature there. Where that Gaussian fits the posterior (checked at 3
         sds along each principal axis), the chain starts at an overdispersed draw of it and the
         warm-up's first whitening map is its covariance; elsewhere (a banana's or a funnel's

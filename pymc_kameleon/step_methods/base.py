@@ -258,6 +258,31 @@ class GradientFreeStep(ArrayStepShared):
             return float(self._logp(np.asarray(x, dtype=dtype)))
         return float(self._noisy_logp(x, self._noisy_logp.draw(x, np.random.default_rng())))
 
+    def log_density_with_frozen_noise(self, x: np.ndarray, rng: np.random.Generator):
+        """``x -> log-density``, with a stochastic estimate's noise drawn once and then kept.
+
+        With its noise held fixed (common random numbers) an estimate is a deterministic
+        function of ``x``, which the start-up can climb and difference; its values are never
+        the chain's estimates. For a deterministic model it is the log-density itself.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The point at which the noise is drawn (where the climb starts), of the step's dtype.
+        rng : numpy.random.Generator
+            Draws the noise (unused for a deterministic model).
+
+        Returns
+        -------
+        callable
+            ``(x: numpy.ndarray of shape (d,)) -> float``.
+        """
+        if self._noisy_logp is None:
+            dtype, compiled = np.asarray(x).dtype, self._logp  # x has the step's dtype
+            return lambda x: float(compiled(np.asarray(x, dtype=dtype)))
+        noisy, frozen = self._noisy_logp, self._noisy_logp.draw(np.asarray(x, dtype=float), rng)
+        return lambda x: float(noisy(np.asarray(x, dtype=float), frozen))
+
     def _add_stats(self, extra: dict[str, tuple[Any, list]]) -> None:
         """Add sampler stats for this instance only (PyMC reads the instance attributes)."""
         self.stats_dtypes_shapes = {**self.stats_dtypes_shapes, **extra}
@@ -390,13 +415,17 @@ class GradientFreeStep(ArrayStepShared):
         if result is None:
             return 0
         initial_value = self.logp_current
+        n_evals = result.n_evals
         if result.uses_gaussian:
             self.x_current = np.asarray(result.point, dtype=self.x_current.dtype)
             self.logp_current = result.log_density
+            if self.is_pseudo_marginal:  # the climb's value used its frozen noise: estimate anew
+                self.logp_current, self.noise_current = self._estimate_logp(self.x_current)
+                n_evals += 1
             self.begin_from_gaussian(result.mean, result.covariance)
         self.start_up_status = result.status
         self.start_up_warning = start_up_warning(self, result, initial_value)
-        return result.n_evals
+        return n_evals
 
     @property
     def takes_gaussian_start(self) -> bool:

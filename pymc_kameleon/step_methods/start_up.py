@@ -1,15 +1,16 @@
 """The steps' side of a chain's start-up (see :mod:`pymc_kameleon.core.start_up`).
 
-At the first warm-up iteration of a chain, a step whose model has a deterministic log-density
-climbs from the chain's initial point to a mode. Where the posterior is Gaussian there, the
-chain starts at an overdispersed draw of that Gaussian and the warm-up's first whitening map is
-its covariance; elsewhere the chain stays at its initial point and the warm-up is the ordinary
-one. This module parses the ``start_up`` argument, runs the start-up for a step, and
-words the warning of a fallback a user can do something about.
+At the first warm-up iteration of a chain, a step climbs from the chain's initial point to a
+mode (a stochastic likelihood estimate with its noise held fixed). Where the posterior is
+Gaussian there, the chain starts at an overdispersed draw of that Gaussian and the warm-up's
+first whitening map is its covariance; elsewhere the chain stays at its initial point and the
+warm-up is the ordinary one. This module parses the ``start_up`` argument, runs the start-up for
+a step, and words the warning of a fallback a user can do something about.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -94,7 +95,6 @@ def _applies(step) -> bool:
         and step.warmup_length != 0
         and step.start_up is not False
         and step.takes_gaussian_start  # (the classic warm-up keeps the published algorithm)
-        and not step.is_pseudo_marginal  # a noisy estimate cannot be climbed or differenced
         and getattr(step, "initial_history", None) is None  # a pilot already gives the shape
         and math.isfinite(step.logp_current)
     )
@@ -103,7 +103,7 @@ def _applies(step) -> bool:
 def plan_start_up(step) -> StartUp | None:
     """The start-up of a chain at its first warm-up iteration (None where it does not apply).
 
-    It applies with a whitened warm-up, a deterministic log-density, ``tune > 0``, no
+    It applies with a whitened warm-up, ``tune > 0``, no
     ``initial_history``, ``start_up`` not False, and a budget that pays for one curvature
     (:func:`~pymc_kameleon.core.start_up.minimum_start_up_budget`).
 
@@ -118,13 +118,13 @@ def plan_start_up(step) -> StartUp | None:
     """
     if not _applies(step) or start_up_budget(step) < minimum_start_up_budget(step.dim):
         return None
-    dtype = step.x_current.dtype
-    compiled = step.compiled_logp
-
-    def log_density(x: np.ndarray) -> float:
-        return float(compiled(np.asarray(x, dtype=dtype)))
-
-    more_starts = chain_starts(step.prior_draws, step.rng, dtype)
+    # a stochastic estimate is climbed with one noise draw held fixed (common random numbers),
+    # from a stream of its own: the chain's generator is not advanced (as by chain_starts)
+    entropy = int(copy.deepcopy(step.rng).integers(2**63))
+    log_density = step.log_density_with_frozen_noise(
+        step.x_current, np.random.default_rng([entropy, 0xF20])
+    )
+    more_starts = chain_starts(step.prior_draws, step.rng, step.x_current.dtype)
     budget = start_up_budget(step)
     # an explicit budget is spent on climbs from further starts; the default stops at one mode
     economical = step.start_up is True

@@ -148,17 +148,24 @@ def test_current_estimate_is_kept_while_the_chain_stays(step_cls, form):
     assert np.std(lps - exact) > 0.3
 
 
-def test_one_estimate_per_iteration_and_counted_checks():
+@pytest.mark.parametrize("start_up", [False, True])
+def test_one_estimate_per_iteration_and_counted_checks(start_up):
     estimator = CountingEstimator()
     model = blackbox_model(estimator)
     with model:
-        step = make_step(KameleonStep, noise_check_interval=50)
+        step = make_step(KameleonStep, noise_check_interval=50, start_up=start_up)
     step.set_rng(1)
     estimator.calls = 0
     _, stats = run_direct(step, model.initial_point(), 200)
     total = sum(s["logp_evals"] for s in stats)
     # one proposal per iteration, one initial estimate, NOISE_CHECK_REPEATS at 0, 50, 100, 150
-    assert total == 200 + 1 + 4 * NOISE_CHECK_REPEATS
+    later = sum(s["logp_evals"] for s in stats[1:])
+    assert later == 199 + 3 * NOISE_CHECK_REPEATS
+    first = 1 + 1 + NOISE_CHECK_REPEATS
+    if start_up:  # the climb's estimates (noise held fixed) are counted at the first iteration
+        assert stats[0]["start_up"] > 0 and stats[0]["logp_evals"] > first
+    else:
+        assert stats[0]["logp_evals"] == first
     assert estimator.calls == total
 
 

@@ -481,3 +481,18 @@ def test_from_history_draws_at_most_the_stored_states_beyond_the_default_size():
     assert fit(history, rng, lengthscale=1.0, n_basis=5000, ridge=1e-3).n_basis == 500
     history.extend(rng.normal(size=(1160, 2)), 1)
     assert fit(history, rng, lengthscale=1.0, n_basis=5000, ridge=1e-3).n_basis == 1200
+
+
+def test_frozen_noise_makes_the_estimate_a_deterministic_function():
+    """The start-up climbs ``x -> estimate(x, u)`` with one noise draw ``u`` held fixed."""
+    from helpers.noisy_models import blackbox_model
+
+    with blackbox_model():
+        step = KMCStep()
+    x = np.array([0.3, -0.2])
+    frozen = step.log_density_with_frozen_noise(x, np.random.default_rng(0))
+    assert frozen(x) == frozen(x)  # the same noise at every call
+    other = step.log_density_with_frozen_noise(x, np.random.default_rng(1))
+    assert other(x) != frozen(x)  # another draw of the noise
+    fresh = {step.log_density(x) for _ in range(5)}
+    assert len(fresh) == 5  # the chain's own estimates stay random
