@@ -197,6 +197,41 @@ class Problem:
         _, quantiles, sds = _reference(self.name)
         return quantiles, sds
 
+    def oracle_draws(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Draws for an oracle history, in the target's own coordinates.
+
+        Exact i.i.d. draws where the problem has them; otherwise (GP-Glass) ``n`` distinct draws
+        of the long reference run, chosen at random.
+
+        Parameters
+        ----------
+        n : int
+            Number of draws.
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n, dim)``.
+
+        Raises
+        ------
+        ValueError
+            If the problem has neither exact nor reference draws, or fewer reference draws
+            than ``n``.
+        """
+        if self.exact_draws is not None:
+            return self.exact_draws(n, rng)
+        reference = self.reference_draws()
+        if reference is None:
+            raise ValueError(f"problem {self.name!r} has no exact or reference draws for an oracle")
+        if n > len(reference):
+            raise ValueError(
+                f"an oracle of {n} draws asks for more than the {len(reference)} reference draws "
+                f"of {self.name!r}; ask for at most {len(reference)}"
+            )
+        return reference[rng.choice(len(reference), size=n, replace=False)]
+
     def reference_draws(self) -> np.ndarray | None:
         """Benchmark draws of a long reference run (GP-Glass only).
 

@@ -54,8 +54,9 @@ class Task:
         Seeded N(0, I) starting points (the same for every sampler of a seed, drawn in the
         target's own coordinates: see ``Problem.starting_points``), or the origin.
     n_oracle : int
-        If > 0, the step gets this many exact draws as ``initial_history`` and uses
-        ``n_history=n_oracle`` (the KMC paper's oracle setting); mapped like the starts.
+        If > 0, the step gets this many exact draws (GP-Glass: reference draws) as
+        ``initial_history`` and uses ``n_history=n_oracle`` (the KMC paper's oracle setting);
+        mapped like the starts.
     extra : dict, optional
         Keyword arguments for the step (e.g. ``{"n_history": 1000}``); not part of the key.
     """
@@ -100,7 +101,7 @@ def _initial_values(task: Task, problem: Any) -> list[dict] | None:
 def _step_options(task: Task, problem: Any) -> dict:
     if task.n_oracle <= 0:
         return dict(task.extra)
-    exact = problem.exact_draws(task.n_oracle, np.random.default_rng([task.seed, 11]))
+    exact = problem.oracle_draws(task.n_oracle, np.random.default_rng([task.seed, 11]))
     oracle = problem.to_model_coordinates(exact)
     options = {"initial_history": oracle, "n_history": task.n_oracle}
     if task.sampler == "KMC-finite":

@@ -148,3 +148,22 @@ def test_cli_report_redraws_from_results(tmp_path, capsys):
     assert "| SM |" in report and "Practitioner budget" in report
     assert load_records(tmp_path / "results.jsonl")[0]["key"] == record["key"]
     assert bench_main(["report", str(tmp_path / "empty")]) == 1
+
+
+def test_glass_oracle_draws_are_distinct_reference_draws():
+    """GP-Glass has no exact sampler: its oracle history is drawn from the benchmark sample."""
+    problem = get_problem("glass")
+    reference = problem.reference_draws()
+    oracle = problem.oracle_draws(50, np.random.default_rng(0))
+    assert oracle.shape == (50, 9)
+    rows = {tuple(row) for row in reference}
+    assert all(tuple(row) in rows for row in oracle)
+    assert len({tuple(row) for row in oracle}) == 50
+    with pytest.raises(ValueError, match="at most"):
+        problem.oracle_draws(len(reference) + 1, np.random.default_rng(0))
+
+
+def test_oracle_draws_of_an_exact_target_are_its_exact_draws():
+    problem = get_problem("banana-0.03")
+    expected = problem.exact_draws(5, np.random.default_rng(1))
+    assert np.array_equal(problem.oracle_draws(5, np.random.default_rng(1)), expected)
