@@ -8,12 +8,15 @@
   papers, GP classification on UCI Glass (:func:`glass_gpc_model`) and ABC with a skew-normal
   simulator (:func:`abc_skew_normal_model`), whose likelihood estimators are in
   :mod:`~pymc_kameleon.targets.gp_classification` (with the data in
-  :mod:`~pymc_kameleon.targets.glass`) and :mod:`~pymc_kameleon.targets.abc_skew_normal`.
+  :mod:`~pymc_kameleon.targets.glass`) and :mod:`~pymc_kameleon.targets.abc_skew_normal`;
+- :func:`abc_tractable_model`: the same ABC posterior with its likelihood
+  computed exactly (:mod:`~pymc_kameleon.targets.abc_exact`), for NUTS: the reference answer.
 
 The names below are re-exported here, so ``from pymc_kameleon.targets import banana_model``
 works.
 """
 
+from pymc_kameleon.targets.abc_tractable_model import abc_tractable_model
 from pymc_kameleon.targets.banana import (
     banana_logp,
     banana_model,
@@ -31,6 +34,7 @@ from pymc_kameleon.targets.pseudo_marginal_models import abc_skew_normal_model, 
 
 __all__ = [
     "abc_skew_normal_model",
+    "abc_tractable_model",
     "banana_logp",
     "banana_model",
     "banana_to_gaussian",
