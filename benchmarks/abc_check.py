@@ -85,7 +85,7 @@ def make_step(name: str):
 
 def run_mcmc(name: str, seed: int, init: str, args) -> tuple[object, int, float]:
     """One pm.sample run on the pseudo-marginal model: (result, simulations, seconds)."""
-    with abc_skew_normal_model(n_simulations=ABC_N_SIMULATIONS, epsilon=ABC_EPSILON):
+    with abc_skew_normal_model(n_simulations=args.simulations, epsilon=ABC_EPSILON):
         start = time.perf_counter()
         idata = pm.sample(
             draws=args.draws, tune=args.tune, chains=args.chains, cores=1, random_seed=seed,
@@ -97,7 +97,7 @@ def run_mcmc(name: str, seed: int, init: str, args) -> tuple[object, int, float]
         count_logp_evals(idata, name, ABC_DIMENSION, group=group)
         for group in ("warmup_sample_stats", "sample_stats")
     )
-    return idata, ABC_N_SIMULATIONS * evals, seconds
+    return idata, args.simulations * evals, seconds
 
 
 class CountingSimulator:
@@ -152,7 +152,7 @@ def smc_particles(args) -> int:
     """
     if args.smc_draws is not None:
         return args.smc_draws
-    budget = ABC_N_SIMULATIONS * (args.tune + args.draws)
+    budget = args.simulations * (args.tune + args.draws)
     particles = PILOT_PARTICLES
     for _ in range(2):
         _, sims, _ = run_smc(PILOT_SEED, 1, particles)
@@ -256,7 +256,9 @@ def tasks(args) -> list[tuple[str, int, str]]:
 
 
 def task_key(name: str, seed: int, init: str, args) -> str:
-    return f"{name}|{seed}|{init}|{args.chains}|{args.tune}|{args.draws}"
+    key = f"{name}|{seed}|{init}|{args.chains}|{args.tune}|{args.draws}"
+    # (the paper's 10 simulations per estimate keep the keys of the first records)
+    return key if args.simulations == ABC_N_SIMULATIONS else f"{key}|{args.simulations}"
 
 
 def recorded(path: Path) -> list[dict]:
@@ -275,6 +277,7 @@ def run_task(name: str, seed: int, init: str, args, reference: dict, particles) 
         extra = {}
     record = {"key": task_key(name, seed, init, args), "sampler": name, "seed": seed}
     record.update(init=init, chains=args.chains, tune=args.tune, draws=args.draws, **extra)
+    record["simulations_per_estimate"] = args.simulations
     record.update(scores(idata, sims, seconds, reference, mcmc=name != "SMC"))
     return record
 
@@ -311,6 +314,10 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--tune", type=int, default=1000)
     parser.add_argument("--draws", type=int, default=5000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument(
+        "--simulations", type=int, default=ABC_N_SIMULATIONS,
+        help="simulated data sets per likelihood estimate (MCMC); SMC gets the same total",
+    )  # fmt: skip
     parser.add_argument("--smc-draws", type=int, default=None, help="particles per SMC run")
     parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE)
     parser.add_argument("--build-reference", action="store_true")
