@@ -8,12 +8,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from pymc_kameleon.targets.abc_exact import (
-    abc_likelihood_quadrature,
-    abc_log_likelihood_exact,
-    mean_of_half_normals_grid,
-    mean_of_half_normals_logpdf,
-)
+from pymc_kameleon.targets.abc_exact import abc_likelihood_quadrature, abc_log_likelihood_exact
 from pymc_kameleon.targets.abc_skew_normal import (
     ABC_THETA_TRUE,
     abc_log_likelihood_estimate,
@@ -22,6 +17,10 @@ from pymc_kameleon.targets.abc_skew_normal import (
     skew_normal_delta,
 )
 from pymc_kameleon.targets.abc_tractable_model import abc_tractable_model
+from pymc_kameleon.targets.half_normal_mean import (
+    mean_of_half_normals_grid,
+    mean_of_half_normals_logpdf,
+)
 
 # Monte Carlo comparisons pass when |estimate - reference| <= N_SE standard errors.
 N_SE = 4.0
