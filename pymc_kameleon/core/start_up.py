@@ -2,9 +2,9 @@
 
 Issue 30: a chain started far out in a narrow direction of a strongly correlated posterior
 spends its warm-up random-walking toward the bulk and learning the covariance, and may never
-get there. :func:`gaussian_start_up` first climbs from
-the chain's own point (:func:`~pymc_kameleon.core.mode_start.find_mode_and_curvature`), then
-decides whether the Gaussian at the top is a fair summary of the posterior:
+get there. :func:`gaussian_start_up` first climbs from the chain's own point
+(:func:`~pymc_kameleon.core.mode_start.find_mode_and_curvature`), then decides whether the
+Gaussian at the top is a fair summary of the posterior:
 
 - the curvature there must be positive definite at a converged mode;
 - along each principal axis, both ways at 3 sds, the log-density must drop by 4.5 (a

@@ -100,18 +100,16 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         chains (with one there is nothing to pool); with ``cores=1`` the step object passed holds
         the last chain's learned state afterwards. See :doc:`/concepts/warmup`.
     start_up : bool or int, default True
-        With ``warmup="whitened"``, each chain first climbs from its initial point to a mode
-        (Newton steps on finite differences, no gradients; a stochastic likelihood estimate
-        with its noise held fixed)
-        and takes the curvature there. Where that Gaussian fits the posterior (checked at 3
-        sds along each principal axis), the chain starts at an overdispersed draw of it and the
-        warm-up's first whitening map is its covariance; elsewhere (a banana's or a funnel's
-        mode, a saddle, a climb that did not finish) the chain starts at its initial point
-        with the ordinary warm-up, and the ``start_up`` stat names the reason (a warning for
-        the reasons a user can act on). True spends at most half of ``tune`` evaluations
-        (all counted in ``logp_evals``); an int is the budget; False turns it off. Skipped with
-        ``initial_history``, ``tune=0`` and stochastic likelihood estimates. See
-        :doc:`/concepts/warmup`.
+        With ``warmup="whitened"``, each chain first climbs from its initial point to a mode (Newton
+        steps on finite differences, no gradients; a stochastic likelihood estimate with its noise
+        held fixed) and takes the curvature there. Where that Gaussian fits the posterior (checked
+        at 3 sds along each principal axis), the chain starts at an overdispersed draw of it and the
+        warm-up's first whitening map is its covariance; elsewhere (a banana's or a funnel's mode, a
+        saddle, a climb that did not finish) the chain starts at its initial point with the ordinary
+        warm-up, and the ``start_up`` stat names the reason (a warning for the reasons a user can
+        act on). True spends at most half of ``tune`` evaluations (all counted in ``logp_evals``);
+        an int is the budget; False turns it off. Skipped with ``initial_history`` and ``tune=0``.
+        See :doc:`/concepts/warmup`.
     initial_history : array_like of shape (n, d), optional
         States of the sampled space (the step's variables raveled in order, on the transformed
         scale, as ``model.initial_point()`` lists them), e.g. exact draws from the target or the

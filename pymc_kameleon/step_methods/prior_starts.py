@@ -17,7 +17,7 @@ from pymc.initial_point import make_initial_point_expression
 from pymc.pytensorf import compile as compile_pytensor
 from pymc.pytensorf import find_rng_nodes, reseed_rngs
 
-__all__ = ["PriorDraws", "chain_starts", "prior_draws"]
+__all__ = ["PriorDraws", "chain_starts", "prior_draws", "side_entropy"]
 
 _IMPROPER = ("FlatRV", "HalfFlatRV")
 
@@ -78,6 +78,24 @@ def prior_draws(model, vars) -> PriorDraws | None:
     return draws
 
 
+def side_entropy(rng: np.random.Generator) -> int:
+    """Entropy for a stream of the start-up's own, drawn from a copy of ``rng``.
+
+    The chain's generator is not advanced, so a chain with a start-up draws what it would draw
+    without one.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The chain's generator.
+
+    Returns
+    -------
+    int
+    """
+    return int(copy.deepcopy(rng).integers(2**63))
+
+
 def chain_starts(draws: PriorDraws | None, rng: np.random.Generator, dtype):
     """``k -> x``: the chain's k-th prior draw, seeded from ``rng`` without advancing it.
 
@@ -95,5 +113,5 @@ def chain_starts(draws: PriorDraws | None, rng: np.random.Generator, dtype):
     """
     if draws is None:
         return None
-    entropy = int(copy.deepcopy(rng).integers(2**63))
+    entropy = side_entropy(rng)
     return lambda k: np.asarray(draws([entropy, 0xC1B, k]), dtype=dtype)

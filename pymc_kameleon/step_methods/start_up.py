@@ -10,7 +10,6 @@ a step, and words the warning of a fallback a user can do something about.
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any
 
@@ -23,7 +22,7 @@ from pymc_kameleon.core.start_up import (
     gaussian_start_up,
     minimum_start_up_budget,
 )
-from pymc_kameleon.step_methods.prior_starts import chain_starts
+from pymc_kameleon.step_methods.prior_starts import chain_starts, side_entropy
 
 __all__ = [
     "ASSUMED_WARMUP_LENGTH",
@@ -118,12 +117,9 @@ def plan_start_up(step) -> StartUp | None:
     """
     if not _applies(step) or start_up_budget(step) < minimum_start_up_budget(step.dim):
         return None
-    # a stochastic estimate is climbed with one noise draw held fixed (common random numbers),
-    # from a stream of its own: the chain's generator is not advanced (as by chain_starts)
-    entropy = int(copy.deepcopy(step.rng).integers(2**63))
-    log_density = step.log_density_with_frozen_noise(
-        step.x_current, np.random.default_rng([entropy, 0xF20])
-    )
+    # a stochastic estimate is climbed with one noise draw held fixed (common random numbers)
+    noise_rng = np.random.default_rng([side_entropy(step.rng), 0xF20])
+    log_density = step.log_density_with_frozen_noise(step.x_current, noise_rng)
     more_starts = chain_starts(step.prior_draws, step.rng, step.x_current.dtype)
     budget = start_up_budget(step)
     # an explicit budget is spent on climbs from further starts; the default stops at one mode
