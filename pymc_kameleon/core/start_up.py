@@ -80,6 +80,9 @@ class StartUp:
         had a positive definite curvature).
     n_climbs : int
         Climbs made.
+    mode, mode_covariance : numpy.ndarray or None
+        The mode tested and the inverse of the curvature there, whether or not the Gaussian
+        was trusted (None without a positive definite curvature at a converged mode).
     highest_log_density : float
         The highest log-density any climb reached, finished or not.
     """
@@ -93,6 +96,8 @@ class StartUp:
     mode_log_densities: tuple[float, ...] = ()
     n_climbs: int = 1
     highest_log_density: float = -np.inf
+    mode: np.ndarray | None = None
+    mode_covariance: np.ndarray | None = None
 
     @property
     def uses_gaussian(self) -> bool:
@@ -184,7 +189,7 @@ def gaussian_start_up(
     def result(status, point, value, mean=None, covariance=None, extra=0):
         return StartUp(
             status, point, value, mean, covariance, spent + extra, found_modes, climbs.n_climbs,
-            climbs.highest,
+            climbs.highest, found.mode, found.covariance,
         )  # fmt: skip
 
     if found.covariance is None:

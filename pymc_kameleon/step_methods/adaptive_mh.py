@@ -22,6 +22,7 @@ from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, d
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import Proposal, Transition
 from pymc_kameleon.core.start_up import START_UP_STATUSES
+from pymc_kameleon.step_methods.arguments import check_independence
 from pymc_kameleon.step_methods.base import GradientFreeState, GradientFreeStep
 from pymc_kameleon.step_methods.pooling import pooled_variant
 from pymc_kameleon.step_methods.progress import (
@@ -67,6 +68,10 @@ class AdaptiveMHStep(GradientFreeStep):
 noise_check_interval, pool_warmup, start_up
         As for :class:`~pymc_kameleon.KameleonStep` (with ``pool_warmup`` the proposal's
         :meth:`~pymc_kameleon.core.proposals.Proposal.observe` gets the other chains' states).
+    independence : {"off", "warmup", "always"}, default "off"
+        As for :class:`~pymc_kameleon.KameleonStep`, for a
+        :class:`~pymc_kameleon.core.proposals.WhitenedProposal` (other proposals have no
+        independence moves); off by default, so a proposal built by hand is used as it is.
 
     Attributes
     ----------
@@ -109,8 +114,10 @@ noise_check_interval, pool_warmup, start_up
         noise_check_interval: int = 100,
         pool_warmup: bool = False,
         start_up: bool | int = True,
+        independence: str = "off",
     ) -> None:
         self.proposal: Proposal | None = None
+        self.independence = check_independence(independence)
         super().__init__(
             vars,
             adaptation=adaptation,
@@ -161,6 +168,18 @@ noise_check_interval, pool_warmup, start_up
         """
         self.proposal.start_from(mean, covariance)
 
+    def mix_independence(self, mode: np.ndarray, covariance: np.ndarray) -> None:
+        """A whitened warm-up mixes in independence moves about ``mode``; see the base.
+
+        Parameters
+        ----------
+        mode : numpy.ndarray, shape (d,)
+        covariance : numpy.ndarray, shape (d, d)
+        """
+        if self.independence != "off" and hasattr(self.proposal, "mix_independence"):
+            keep = self.independence == "always"
+            self.proposal.mix_independence(mode, covariance, keep_after_warmup=keep)
+
     def stop_tuning(self) -> None:
         """End warm-up: the proposal settles (e.g. its scale at the warm-up average); freeze."""
         if self.tune:
@@ -187,7 +206,7 @@ noise_check_interval, pool_warmup, start_up
             x_new, log_q_forward = self.proposal.propose(x, self.rng)
         except FloatingPointError as error:
             raise FloatingPointError(f"{type(self).__name__}: {error}") from None
-        logp_new, likelihood_noise_new = self._estimate_logp(x_new)
+        logp_new, likelihood_noise_new = self.estimate_logp(x_new)
         logp_evals += 1
         valid = math.isfinite(logp_new)
         log_q_reverse = 0.0
@@ -206,7 +225,7 @@ noise_check_interval, pool_warmup, start_up
         if not valid:
             self.n_invalid += 1
         if decision.accepted:
-            self._accept(x_new, logp_new, likelihood_noise_new)
+            self.accept_state(x_new, logp_new, likelihood_noise_new)
         if self._adapting():
             transition = Transition(
                 self.x_current,

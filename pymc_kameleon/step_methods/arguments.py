@@ -25,8 +25,10 @@ from pymc_kameleon.core.checks import (
 
 __all__ = [
     "CLASSIC_TARGET_ACCEPT",
+    "INDEPENDENCE_CHOICES",
     "WARMUPS",
     "caller_stacklevel",
+    "check_independence",
     "check_initial_history",
     "check_rng",
     "check_target_accept",
@@ -57,6 +59,20 @@ def check_target_accept(
 
 #: the papers' target acceptance rate (the ``warmup="classic"`` default)
 CLASSIC_TARGET_ACCEPT = 0.234
+
+
+#: the ``independence`` choices of the steps
+INDEPENDENCE_CHOICES = ("always", "warmup", "off")
+_INDEPENDENCE_HINT = (
+    "'always' mixes Student-t independence moves about the start-up's mode into warm-up and "
+    "keeps them, with the share warm-up learned, afterwards; 'warmup' uses them in warm-up only; "
+    "'off' never."
+)
+
+
+def check_independence(independence: str) -> str:
+    """Validate a step's ``independence`` (one of :data:`INDEPENDENCE_CHOICES`)."""
+    return check_choice("independence", independence, INDEPENDENCE_CHOICES, hint=_INDEPENDENCE_HINT)
 
 
 def check_warmup(warmup: str) -> str:

@@ -103,7 +103,7 @@ class GradientFreeStep(ArrayStepShared):
     the start of every chain (PyMC 5 ``set_rng``, PyMC 6 ``setup_chain``), and refuses discrete
     variables. Subclasses implement :meth:`astep` and :meth:`_reset_chain_state`, and call
     :meth:`_reset_common_state` from the latter; they evaluate proposals with
-    :meth:`_estimate_logp` and accept them with :meth:`_accept`.
+    :meth:`estimate_logp` and accept them with :meth:`_accept`.
 
     **Pseudo-marginal models.** When the model's log-density draws its own noise (a stochastic
     likelihood estimate, see :mod:`pymc_kameleon.pseudo_marginal`), the noise values ``u`` become
@@ -153,10 +153,10 @@ class GradientFreeStep(ArrayStepShared):
         pool_warmup: bool = False,
         start_up: bool | int = True,
     ) -> None:
+        self.initial_history = getattr(self, "initial_history", None)  # a subclass validates it
         blocked = check_bool("blocked", blocked)
         self.start_up = parse_start_up(start_up)  #: True (default budget), False or a budget
-        #: whether warm-up learns from every chain (the class is then the pooled variant)
-        self.pool_warmup = check_bool("pool_warmup", pool_warmup)
+        self.pool_warmup = check_bool("pool_warmup", pool_warmup)  #: (then the pooled variant)
         noise_free_other_steps = check_bool(
             "noise_free_other_steps",
             noise_free_other_steps,
@@ -420,9 +420,11 @@ class GradientFreeStep(ArrayStepShared):
             self.x_current = np.asarray(result.point, dtype=self.x_current.dtype)
             self.logp_current = result.log_density
             if self.is_pseudo_marginal:  # the climb's value used its frozen noise: estimate anew
-                self.logp_current, self.noise_current = self._estimate_logp(self.x_current)
+                self.logp_current, self.noise_current = self.estimate_logp(self.x_current)
                 n_evals += 1
             self.begin_from_gaussian(result.mean, result.covariance)
+        if result.mode_covariance is not None:
+            self.mix_independence(result.mode, result.mode_covariance)
         self.start_up_status = result.status
         self.start_up_warning = start_up_warning(self, result, initial_value)
         return n_evals
@@ -440,6 +442,16 @@ class GradientFreeStep(ArrayStepShared):
         mean : numpy.ndarray, shape (d,)
         covariance : numpy.ndarray, shape (d, d)
             The Gaussian the start-up found at a mode.
+        """
+
+    def mix_independence(self, mode: np.ndarray, covariance: np.ndarray) -> None:
+        """Mix independence moves about a mode into the warm-up (the start-up calls it; a hook).
+
+        Parameters
+        ----------
+        mode : numpy.ndarray, shape (d,)
+        covariance : numpy.ndarray, shape (d, d)
+            The inverse of the curvature at ``mode``.
         """
 
     def _warning_stat(self) -> SamplerWarning | None:
@@ -468,18 +480,38 @@ class GradientFreeStep(ArrayStepShared):
     def _on_new_current(self) -> None:
         """Hook: the current state was replaced from outside (drop caches that depend on it)."""
 
-    def _estimate_logp(self, x: np.ndarray) -> tuple[float, list | None]:
-        """Log-density at a new point: ``(value, noise)``, with fresh noise if the model has any."""
+    def estimate_logp(self, x: np.ndarray) -> tuple[float, list | None]:
+        """Log-density at a new point, with fresh noise if the model has any (one evaluation).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            A point of the sampled space, of the step's dtype.
+
+        Returns
+        -------
+        value : float
+        noise : list or None
+            The noise the estimate was computed with (None for a deterministic model).
+        """
         if self._noisy_logp is None:
             return float(self._logp(x)), None
         noise = self._noisy_logp.draw(x, self.rng)
         return self._noisy_logp(x, noise), noise
 
-    def _accept(self, x_new: np.ndarray, logp_new: float, noise_new: list | None) -> None:
+    def accept_state(self, x_new: np.ndarray, logp_new: float, noise_new: list | None) -> None:
         """Make a proposal the current state, with the noise its estimate was computed with.
 
         During warm-up, counts whether the accepted proposal changed the state at all (a step far
         below the resolution of the values does not).
+
+        Parameters
+        ----------
+        x_new : numpy.ndarray, shape (d,)
+        logp_new : float
+            Its (estimated) log-density.
+        noise_new : list or None
+            The noise of that estimate, kept with the state (pseudo-marginal: never re-drawn).
         """
         if self.tune:
             if np.array_equal(x_new, self.x_current):
@@ -517,7 +549,7 @@ class GradientFreeStep(ArrayStepShared):
             self.logp_current = self._noisy_logp(self.x_current, self.noise_current)
         else:
             self.x_current = np.array(x0, copy=True)
-            self.logp_current, self.noise_current = self._estimate_logp(self.x_current)
+            self.logp_current, self.noise_current = self.estimate_logp(self.x_current)
         if self.shared:
             self.shared_snapshot = [
                 np.array(v.get_value(borrow=True), copy=True) for v in self.shared.values()

@@ -19,6 +19,11 @@ from helpers.sampling import SAMPLE_KW, CountingLogp, posterior_array
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon._compat import posterior_dataset
+from pymc_kameleon.core.proposals.independence import (
+    FULL_WEIGHT_ACCEPTANCE,
+    MAX_INDEPENDENCE_WEIGHT,
+    MIN_INDEPENDENCE_WEIGHT,
+)
 from pymc_kameleon.core.start_up import START_UP_STATUSES
 
 STEPS = {
@@ -163,9 +168,37 @@ def test_a_budget_too_small_for_the_climb_says_how_to_raise_it(caplog):
 
 
 @pytest.mark.parametrize("name", list(STEPS))
+def test_a_fallback_at_a_curved_mode_still_mixes_in_independence_moves(name):
+    """A banana's mode is no Gaussian's, but its curvature is positive definite: warm-up tries
+    independence moves from the t there (mixed with the windows' t), and the share fixed at the
+    end of warm-up is the one their acceptance rate earned."""
+    with pm.Model() as model:
+        x0 = pm.Normal("x0", 0.0, 10.0)
+        pm.Normal("x1", -0.1 * (x0**2 - 100.0), 1.0, shape=3)
+    with model:
+        step = STEPS[name]()
+        idata = pm.sample(
+            tune=600, draws=50, chains=1, step=step, random_seed=5, discard_tuned_samples=False,
+            **SAMPLE_KW,
+        )  # fmt: skip
+    warm = posterior_dataset(idata, "warmup_sample_stats")
+    assert (warm["start_up"].values == START_UP_STATUSES["not_gaussian"]).all()
+    proposal = getattr(step, "explore", None) or step.proposal
+    mixing = proposal.independence
+    assert mixing is not None and mixing.tries >= 20
+    rate = (mixing.accepted + 0.5) / (mixing.tries + 1.0)
+    earned = min(MAX_INDEPENDENCE_WEIGHT, MAX_INDEPENDENCE_WEIGHT * rate / FULL_WEIGHT_ACCEPTANCE)
+    assert mixing.frozen_weight == pytest.approx(max(MIN_INDEPENDENCE_WEIGHT, earned))
+
+
+@pytest.mark.parametrize("name", list(STEPS))
 def test_a_fallback_leaves_the_chain_draw_for_draw_unchanged(name):
     """On a curved target the start-up falls back: the chain is the one without it (the climb
-    draws no random numbers), so the curved targets' results change only by its evaluations."""
+    draws no random numbers), so the curved targets' results change only by its evaluations.
+
+    (Without independence moves: by default a fallback at a mode with a positive definite
+    curvature still mixes them into warm-up, see the next test.)
+    """
     with pm.Model() as model:
         x0 = pm.Normal("x0", 0.0, 10.0)
         pm.Normal("x1", -0.1 * (x0**2 - 100.0), 1.0, shape=3)
@@ -177,7 +210,7 @@ def test_a_fallback_leaves_the_chain_draw_for_draw_unchanged(name):
                     tune=300,
                     draws=50,
                     chains=1,
-                    step=STEPS[name](start_up=start_up),
+                    step=STEPS[name](start_up=start_up, independence="off"),
                     random_seed=5,
                     discard_tuned_samples=False,
                     **SAMPLE_KW,

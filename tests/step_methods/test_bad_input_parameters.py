@@ -54,6 +54,7 @@ COMMON = {
     "initial_point": MAPPING,
     "rng": ["abc", 1.5, -1, True, np.random.RandomState(0), [0.5]],
     "model": ["m", 1, {}, True],  # with vars given; PyMC itself fails first without them
+    "independence": [*CHOICE, None, "Always", "sometimes", ["always"]],
 }
 
 CASES = {

@@ -180,9 +180,9 @@ def test_accepted_steps_below_float_resolution_do_not_count_as_moves():
     step.set_rng(5)
     step.step(model.initial_point())
     moved, unmoved = step.n_moved, step.n_accepted_unmoved
-    step._accept(step.x_current.copy(), step.logp_current, None)  # x + 1e-20: the same floats
+    step.accept_state(step.x_current.copy(), step.logp_current, None)  # x + 1e-20: the same floats
     assert (step.n_moved, step.n_accepted_unmoved) == (moved, unmoved + 1)
-    step._accept(step.x_current + 1e-3, step.logp_current, None)
+    step.accept_state(step.x_current + 1e-3, step.logp_current, None)
     assert (step.n_moved, step.n_accepted_unmoved) == (moved + 1, unmoved + 1)
 
 

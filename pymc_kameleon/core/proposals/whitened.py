@@ -35,6 +35,7 @@ import numpy as np
 from pymc_kameleon.core.coordinate_scales import gaussian_coordinate_scale
 from pymc_kameleon.core.proposals.affine import AffineMap, diagonal_map
 from pymc_kameleon.core.proposals.coordinate_walk import CoordinateRandomWalk
+from pymc_kameleon.core.proposals.independence import IndependenceMixing, IndependenceProposal
 from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 from pymc_kameleon.core.windowed_covariance import WindowedCovariance, whitening_map
 
@@ -232,7 +233,13 @@ class WhitenedProposal(Proposal):
     @property
     def symmetric(self) -> bool:  # type: ignore[override]
         """Whether the proposal in use is symmetric."""
-        return self.start.symmetric if self.in_start else self.main.symmetric
+        mixing = self.mixing
+        return self.active.symmetric if mixing is None else mixing.symmetric(self.active)
+
+    @property
+    def mixing(self) -> IndependenceMixing | None:
+        """The independence moves mixed in (None when there are none, or after warm-up)."""
+        return None if self.frozen and not self.keep_independence else self.independence
 
     @property
     def active(self) -> Proposal:
@@ -261,6 +268,8 @@ class WhitenedProposal(Proposal):
         self.start.reset()
         self.main.reset()
         self.windows.reset()
+        self.independence: IndependenceMixing | None = None
+        self.keep_independence = False
         self.affine = None
         self.n_windows = 0
         self.frozen = False
@@ -309,6 +318,32 @@ class WhitenedProposal(Proposal):
         self.window_stop = self._next_stop(0) if self.learn_map else None
         self._use_map(whitening_map(mean, covariance))
 
+    def mix_independence(
+        self, mean: np.ndarray, covariance: np.ndarray, keep_after_warmup: bool = False
+    ) -> None:
+        """Mix warm-up moves of a Student t at ``mean`` with shape ``covariance`` into every move.
+
+        For a chain whose start-up found a mode and its curvature, Gaussian or not: the t
+        (:class:`~pymc_kameleon.core.proposals.independence.IndependenceProposal`) proposes
+        nearly independent draws wherever the posterior is roughly elliptical about the mode,
+        so that the warm-up's history covers the posterior; its share follows its acceptance
+        (:class:`~pymc_kameleon.core.proposals.independence.IndependenceMixing`). Each window
+        adds its moments' t to the mode's (a defensive mixture: the mode's t keeps covering
+        the posterior if a window's estimate is poor).
+
+        Parameters
+        ----------
+        mean : numpy.ndarray, shape (d,)
+        covariance : numpy.ndarray, shape (d, d)
+            Symmetric positive definite.
+        keep_after_warmup : bool, default False
+            Keep the independence moves after warm-up, with their share and t's fixed there;
+            otherwise they stop with warm-up.
+        """
+        anchor = whitening_map(mean, covariance)
+        self.independence = IndependenceMixing(IndependenceProposal(self.dim, anchor=anchor))
+        self.keep_independence = bool(keep_after_warmup)
+
     def _use_initial_map(self) -> None:
         states = np.asarray(self.initial_states, dtype=np.float64)
         few = states.shape[0] < 10 * self.dim
@@ -337,6 +372,8 @@ class WhitenedProposal(Proposal):
         x_new : numpy.ndarray, shape (d,)
         log_q_forward : float
         """
+        if self.mixing is not None:
+            return self.mixing.propose(self.active, x, rng)
         return self.active.propose(x, rng)
 
     def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
@@ -350,6 +387,8 @@ class WhitenedProposal(Proposal):
         -------
         float
         """
+        if self.mixing is not None:
+            return self.mixing.log_density(self.active, to, frm)
         return self.active.log_density(to, frm)
 
     def covariance(self, x: np.ndarray) -> np.ndarray:
@@ -374,6 +413,8 @@ class WhitenedProposal(Proposal):
         rng : numpy.random.Generator
         """
         t = transition.iteration
+        if self.mixing is not None:
+            transition = self.mixing.learned(transition)
         if self.in_start:
             self.start.learn(transition, rng)
             if t + 1 >= self.start_stop and transition.tuning and not self.frozen:
@@ -423,12 +464,16 @@ class WhitenedProposal(Proposal):
             cov = limit_shrinkage(cov, self.affine)
         self._use_map(whitening_map(mean, cov))
         self.n_windows += 1
+        if self.independence is not None:  # a window's moments: mixed with the mode's t
+            self.independence.proposal.set_map(self.affine)
 
     def end_warmup(self) -> None:
         """Freeze the map (an unfinished window is dropped); the main proposal settles."""
         self.windows.reset()
         self.frozen = True
         self.main.end_warmup()
+        if self.independence is not None:
+            self.independence.freeze()
 
     def stats(self) -> dict[str, Any]:
         """``warmup_stage`` (see :data:`WARMUP_STAGES`), ``n_windows`` and the main proposal's.

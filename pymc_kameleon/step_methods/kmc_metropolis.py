@@ -1,0 +1,75 @@
+"""KMCStep's Metropolis–Hastings moves: the warm-up's exploration and the independence moves.
+
+Besides its trajectories, :class:`~pymc_kameleon.KMCStep` makes plain Metropolis–Hastings moves:
+during warm-up the exploration moves of its
+:class:`~pymc_kameleon.core.proposals.WhitenedProposal` (a random walk, with independence moves
+mixed in, see :mod:`pymc_kameleon.core.proposals.independence`), and with
+``independence="always"`` a share of independence moves after warm-up.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
+from pymc_kameleon.core.proposals import Proposal
+
+__all__ = ["independence_after_warmup", "metropolis_move"]
+
+
+def independence_after_warmup(step: Any) -> Proposal | None:
+    """The independence proposal when this iteration after warm-up is one of its moves.
+
+    Parameters
+    ----------
+    step : KMCStep
+
+    Returns
+    -------
+    Proposal or None
+        None unless ``independence="always"`` and the warm-up fixed a share of independence
+        moves, and the step's generator chose one (with that share's probability).
+    """
+    mixing = getattr(step.explore, "independence", None)
+    if mixing is None or mixing.frozen_weight is None or step.independence != "always":
+        return None
+    return mixing.proposal if step.rng.random() < mixing.frozen_weight else None
+
+
+def metropolis_move(step: Any, proposal: Proposal) -> tuple[float, dict[str, Any]]:
+    """One Metropolis–Hastings move of ``proposal`` from the step's current state.
+
+    Parameters
+    ----------
+    step : KMCStep
+    proposal : Proposal
+
+    Returns
+    -------
+    accept_prob : float
+    stats : dict
+        The iteration's trajectory stats, as a move of no leapfrog steps.
+    """
+    x = step.x_current
+    x_new, log_q_forward = proposal.propose(x, step.rng)
+    logp_new, noise_new = step.estimate_logp(x_new)
+    valid = math.isfinite(logp_new)
+    # a symmetric proposal has no Hastings term (not even a rounded zero)
+    hastings = (0.0, 0.0) if proposal.symmetric else (proposal.log_density(x, x_new), log_q_forward)
+    log_ratio = mh_log_ratio(logp_new if valid else -math.inf, step.logp_current, *hastings)
+    decision = mh_decide(log_ratio, step.rng)
+    if decision.accepted:
+        step.accept_state(x_new, logp_new, noise_new)
+    if not valid:
+        step.n_invalid += 1
+    return decision.accept_prob, {
+        "accepted": float(decision.accepted),
+        "step_size": 0.0,
+        "n_steps": 0,
+        "energy": -step.logp_current,
+        "energy_error": 0.0,
+        "diverging": False,
+        "logp_evals": 1,
+        "surrogate_grad_evals": 0,
+    }
