@@ -186,7 +186,7 @@ class KameleonStep(AdaptiveMHStep):
         them are accepted on GP classification on Glass), which gives warm-up a history that
         covers the posterior. ``"always"`` keeps them after warm-up
         with the share and the t's fixed there (an exact kernel; on GP classification on Glass it
-        takes the min ESS from about 30 to about 130); ``"warmup"`` stops them with warm-up;
+        takes the median min ESS from 27 to 139); ``"warmup"`` stops them with warm-up;
         ``"off"`` never uses them. See :doc:`/concepts/warmup`.
     initial_history : array_like of shape (n, d), optional
         States of the sampled space (the step's variables raveled in order, on the transformed

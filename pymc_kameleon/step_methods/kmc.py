@@ -269,9 +269,10 @@ class KMCStep(GradientFreeStep):
         them are accepted on GP classification on Glass), which gives warm-up a history that
         covers the posterior. They are warm-up moves only by
         default (``"warmup"``): KMC's trajectories are its moves after warm-up, and the history
-        they are learned from is what the independence moves improve (GP classification on Glass:
-        min ESS about 26 without, about 100 with). ``"always"`` keeps them after warm-up with the
-        share and the t's fixed there, alongside the trajectories; ``"off"`` never uses them.
+        they are learned from is what the independence moves improve (GP classification on Glass,
+        median of three seeds: min ESS 26 without, 38 with; ABC: 0.44 and 2.5 per 1000
+        simulations). ``"always"`` keeps them after warm-up with the share and the t's fixed
+        there, alongside the trajectories; ``"off"`` never uses them.
         See :doc:`/concepts/warmup`.
     coordinates : {"global", "local"}, default "global"
         Where the surrogate, its length scale, the mass and the step size live, with
