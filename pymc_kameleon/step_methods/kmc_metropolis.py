@@ -15,7 +15,7 @@ from typing import Any
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import Proposal
 
-__all__ = ["independence_after_warmup", "metropolis_move"]
+__all__ = ["follow_kept_states", "independence_after_warmup", "metropolis_move"]
 
 
 def independence_after_warmup(step: Any) -> Proposal | None:
@@ -35,6 +35,22 @@ def independence_after_warmup(step: Any) -> Proposal | None:
     if mixing is None or mixing.frozen_weight is None or step.independence != "always":
         return None
     return mixing.proposal if step.rng.random() < mixing.frozen_weight else None
+
+
+def follow_kept_states(step: Any, refresh: bool) -> None:
+    """After warm-up, let the independence moves' t follow the states kept so far.
+
+    Only when the independence moves continue after warm-up (``independence="always"``) and
+    the surrogate keeps adapting; ``refresh`` is the vanishing-adaptation draw of the iteration.
+
+    Parameters
+    ----------
+    step : KMCStep
+    refresh : bool
+    """
+    mixing = getattr(step.explore, "independence", None)
+    if mixing is not None and mixing.frozen_weight is not None and step.independence == "always":
+        mixing.follow_kept(step.x_current, refresh)
 
 
 def metropolis_move(step: Any, proposal: Proposal) -> tuple[float, dict[str, Any]]:

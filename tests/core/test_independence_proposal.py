@@ -14,6 +14,7 @@ from pymc_kameleon.core.proposals.independence import (
     FULL_WEIGHT_ACCEPTANCE,
     MAX_INDEPENDENCE_WEIGHT,
     MIN_INDEPENDENCE_WEIGHT,
+    MIN_KEPT_PER_DIM,
     IndependenceMixing,
     IndependenceProposal,
     student_t_log_density,
@@ -190,3 +191,27 @@ def test_mixed_warmup_kernel_leaves_a_gaussian_target_invariant():
     assert np.all(np.abs(x.mean(axis=0) - MEAN) < 4.0 * sem)
     var_se = np.sqrt(2.0 / n_chains) * np.diag(COV)
     assert np.all(np.abs(x.var(axis=0) - np.diag(COV)) < 4.0 * var_se)
+
+
+def test_followed_t_takes_the_moments_of_the_states_kept_after_warmup():
+    mixing = IndependenceMixing(anchored())
+    anchor = mixing.proposal.anchor
+    rng = np.random.default_rng(4)
+    states = rng.multivariate_normal(MEAN + 1.0, 2.0 * COV, size=MIN_KEPT_PER_DIM * 3)
+    for x in states[:-1]:  # too few states yet, even when told to refresh
+        assert mixing.follow_kept(x, refresh=True) is False
+    assert mixing.proposal.followed is None
+    assert mixing.follow_kept(states[-1], refresh=False) is False  # enough, but not told
+    assert mixing.follow_kept(states[-1], refresh=True) is True
+    kept = np.vstack([states, states[-1]])
+    followed = mixing.proposal.followed
+    np.testing.assert_allclose(followed.shift, kept.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(followed.matrix @ followed.matrix.T, np.cov(kept.T), rtol=1e-10)
+    assert mixing.proposal.anchor is anchor  # the defensive t stays
+
+
+def test_followed_t_is_not_shaped_by_a_chain_that_did_not_move():
+    mixing = IndependenceMixing(anchored())
+    for _ in range(MIN_KEPT_PER_DIM * 3 + 5):
+        assert mixing.follow_kept(MEAN, refresh=True) is False
+    assert mixing.proposal.followed is None

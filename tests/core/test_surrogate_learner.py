@@ -263,3 +263,37 @@ def test_change_coordinates_re_expresses_the_states_and_refits_afresh():
     assert learner.surrogate is not None
     # the length scale was re-chosen for states ten times as spread
     assert learner.lengthscale > 3.0
+
+
+def test_keep_after_warmup_lite_records_every_state_and_refits_only_when_told():
+    learner, rng = learner_with(), np.random.default_rng(7)
+    feed(learner, 40, rng)
+    fitted, lengthscale, seen = learner.surrogate, learner.lengthscale, learner.history.n_seen
+    for t in range(30):
+        assert learner.keep(rng.standard_normal(D), 40 + t, rng, adapt=False) is False
+    assert learner.surrogate is fitted  # recording alone leaves the kernel as it was
+    assert learner.history.n_seen == seen + 30 == learner.n_learned
+    assert learner.keep(rng.standard_normal(D), 70, rng, adapt=True) is True
+    assert learner.surrogate is not fitted  # refitted on a fresh subsample of the history
+    assert learner.lengthscale == lengthscale  # hyperparameters stay as warm-up left them
+
+
+def test_keep_after_warmup_finite_absorbs_only_when_told():
+    learner, rng = learner_with(estimator="finite", lengthscale=1.0), np.random.default_rng(5)
+    feed(learner, 20, rng)
+    fitted = learner.surrogate
+    theta = fitted.theta.copy()
+    assert learner.keep(rng.standard_normal(D), 20, rng, adapt=False) is False
+    assert fitted.n_states == 20 and np.array_equal(fitted.theta, theta)  # absorbing changes it
+    assert learner.keep(rng.standard_normal(D), 21, rng, adapt=True) is True
+    assert learner.surrogate is fitted and fitted.n_states == 21
+    assert not np.array_equal(fitted.theta, theta)
+
+
+def test_keep_without_a_fit_waits_for_adapt_start():
+    learner, rng = learner_with(), np.random.default_rng(1)
+    for t in range(SETTINGS.adapt_start - 1):
+        assert learner.keep(rng.standard_normal(D), t, rng, adapt=True) is False
+    assert learner.surrogate is None
+    assert learner.keep(rng.standard_normal(D), SETTINGS.adapt_start, rng, adapt=True) is True
+    assert learner.surrogate is not None

@@ -113,7 +113,8 @@ EXPECTED_STATS = {
 def sampled(request):
     model = mv_model()
     with model:
-        step = make_kmc(estimator=request.param)
+        # the frozen kernel (the defaults keep adapting: test_vanishing_default_after_warmup)
+        step = make_kmc(estimator=request.param, adaptation="tune", independence="warmup")
         idata = pm.sample(
             tune=TUNE,
             draws=DRAWS,
@@ -200,6 +201,29 @@ def test_vanishing_adaptation_keeps_learning(estimator):
     run_direct(step, point, 400)
     assert step.learner.n_learned > learned
     assert step.history.n_seen == step.learner.n_learned
+
+
+def test_vanishing_default_after_warmup():
+    # the default: the history takes every kept state, the surrogate and the independence
+    # moves' followed t are refreshed with a vanishing probability, the rest stays fixed
+    model = mv_model()
+    with model:
+        step = make_kmc()
+    step.set_rng(2)
+    step.tune = True
+    point, _ = run_direct(step, model.initial_point(), 300)
+    step.stop_tuning()
+    mixing = step.explore.independence
+    share, scale, seen = mixing.frozen_weight, step.step_scale.current, step.history.n_seen
+    lengthscale, first = step.lengthscale, step.surrogate
+    _, stats = run_direct(step, point, 400)
+    assert step.history.n_seen == seen + 400
+    assert step.surrogate is not first  # refitted (about 2 (sqrt(700) - sqrt(300)) = 18 times)
+    assert mixing.kept.count == 400 and mixing.proposal.followed is not None
+    assert step.lengthscale == lengthscale and step.step_scale.current == scale
+    assert mixing.frozen_weight == share > 0.0
+    n_steps = np.array([s["n_steps"] for s in stats])
+    assert np.any(n_steps == 0) and np.any(n_steps > 0)  # both kinds of move after warm-up
 
 
 def test_no_leak_between_sequential_chains_and_reuse():
@@ -388,7 +412,7 @@ class _NaNSurrogate(Surrogate):
 def test_non_finite_trajectory_is_diverging_and_never_evaluated():
     model = mv_model()
     with model:
-        step = make_kmc()
+        step = make_kmc(adaptation="tune")  # the NaN surrogate must stay in place
     counter = CountingLogp(step._logp)
     step._logp = counter
     step.set_rng(1)

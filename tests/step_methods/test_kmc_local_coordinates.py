@@ -45,9 +45,10 @@ def test_scores_are_taken_in_warm_up_and_counted_in_logp_evals():
     assert step.coordinates.affine is not step.explore.affine
     whitened_to_kernel = np.linalg.solve(step.explore.affine.matrix, step.coordinates.affine.matrix)
     singular = np.linalg.svd(whitened_to_kernel, compute_uv=False)
-    assert np.all(singular <= 1.0 + 1e-12) and singular.min() < 1.0
+    # narrower in some direction (by design it may also widen one the warm-up left too thin)
+    assert singular.min() < 1.0 - 1e-6
     kept = posterior_dataset(idata, "sample_stats")["logp_evals"].values
-    assert kept.max() <= 1  # no scores after warm-up: the kernel is frozen
+    assert kept.max() <= 1  # no scores after warm-up
 
 
 def test_global_coordinates_take_no_scores():

@@ -24,8 +24,10 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import gammaln
 
+from pymc_kameleon.core.adaptation import RunningMoments
 from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.protocol import Proposal, Transition, same_state
+from pymc_kameleon.core.windowed_covariance import whitening_map
 
 __all__ = ["IndependenceMixing", "IndependenceProposal", "student_t_log_density"]
 
@@ -35,6 +37,8 @@ MAX_INDEPENDENCE_WEIGHT = 0.5
 FULL_WEIGHT_ACCEPTANCE = 0.1
 #: the smallest share, so that a proposal that starts badly can still show it is good
 MIN_INDEPENDENCE_WEIGHT = 0.02
+#: states kept after warm-up, per dimension, before their moments shape the followed t
+MIN_KEPT_PER_DIM = 10
 
 
 def student_t_log_density(u: np.ndarray, df: float) -> np.ndarray:
@@ -270,6 +274,8 @@ class IndependenceMixing:
         self.chosen = False
         #: the share fixed by :meth:`freeze` (None while it follows the acceptance)
         self.frozen_weight: float | None = None
+        #: moments of the states kept after warm-up (see :meth:`follow_kept`)
+        self.kept = RunningMoments(proposal.dim)
 
     def __eq__(self, other: object) -> bool:
         """Same attributes (the proposal compared as a proposal; used by ``sampling_state``)."""
@@ -282,6 +288,36 @@ class IndependenceMixing:
     def freeze(self) -> None:
         """Keep the current share from now on (a fixed kernel, for the draws after warm-up)."""
         self.frozen_weight = self.weight
+
+    def follow_kept(self, x: np.ndarray, refresh: bool) -> bool:
+        """Count a kept state; with ``refresh``, shape the followed t by the kept states.
+
+        For vanishing adaptation after warm-up: the t that followed the warm-up's last window,
+        estimated from a few hundred states at most, follows the mean and covariance of every
+        state kept since, once there are :data:`MIN_KEPT_PER_DIM` per dimension and the chain
+        has moved. The anchor's t stays, so a poor estimate cannot take the proposal away.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            The state kept at this iteration.
+        refresh : bool
+            Whether the followed t may change at this iteration.
+
+        Returns
+        -------
+        bool
+            Whether it changed.
+        """
+        self.kept.update(np.asarray(x, dtype=np.float64))
+        enough = self.kept.count >= MIN_KEPT_PER_DIM * self.proposal.dim
+        if not (refresh and enough and self.kept.has_spread()):
+            return False
+        try:
+            self.proposal.set_map(whitening_map(self.kept.mean, self.kept.covariance()))
+        except ValueError:  # (LinAlgError is one) a singular covariance keeps the old t
+            return False
+        return True
 
     @property
     def weight(self) -> float:
