@@ -46,7 +46,9 @@ __all__ = [
     "PROBLEMS",
     "CostlyLogpOp",
     "Problem",
+    "banana_problem",
     "correlated_covariance",
+    "gaussian_problem",
     "get_problem",
     "random_affine_map",
 ]
@@ -337,13 +339,26 @@ def _costly_banana_model(b: float, v: float, seconds: float) -> pm.Model:
     return model
 
 
-def _banana(b: float, name: str) -> Problem:
+def banana_problem(b: float, name: str, d: int = 8) -> Problem:
+    """Haario's banana B(b, 100) in ``d`` dimensions as a problem called ``name``.
+
+    Parameters
+    ----------
+    b : float
+        Twist.
+    name : str
+    d : int, default 8
+
+    Returns
+    -------
+    Problem
+    """
     return Problem(
         name=name,
-        title=f"banana B({b}, 100), d=8",
-        dim=8,
-        build_model=lambda: banana_model(d=8, b=b, v=100.0),
-        exact_draws=lambda n, rng: sample_banana(n, d=8, b=b, v=100.0, rng=rng),
+        title=f"banana B({b}, 100), d={d}",
+        dim=d,
+        build_model=lambda: banana_model(d=d, b=b, v=100.0),
+        exact_draws=lambda n, rng: sample_banana(n, d=d, b=b, v=100.0, rng=rng),
         statistic=lambda x: np.sum(banana_to_gaussian(x, b=b, v=100.0) ** 2, axis=-1),
         statistic_is_chi2=True,
     )
@@ -406,7 +421,19 @@ def _flower_statistic(x: np.ndarray) -> np.ndarray:
     return flower_radial_residual(x) ** 2 + np.sum(np.asarray(x)[..., 2:] ** 2, axis=-1)
 
 
-def _gaussian(name: str, title: str, cov: np.ndarray) -> Problem:
+def gaussian_problem(name: str, title: str, cov: np.ndarray) -> Problem:
+    """The zero-mean Gaussian N(0, cov) as a problem called ``name``.
+
+    Parameters
+    ----------
+    name, title : str
+    cov : numpy.ndarray, shape (d, d)
+        Symmetric positive definite.
+
+    Returns
+    -------
+    Problem
+    """
     chol = np.linalg.cholesky(cov)
 
     def gaussianise(x: np.ndarray) -> np.ndarray:
@@ -429,10 +456,10 @@ def _gaussian(name: str, title: str, cov: np.ndarray) -> Problem:
 PROBLEMS: dict[str, Problem] = {
     p.name: p
     for p in (
-        _banana(0.03, "banana-0.03"),
-        _banana(0.1, "banana-0.1"),
-        _mapped(_banana(0.03, "banana-0.03"), random_affine_map()),
-        _mapped(_banana(0.1, "banana-0.1"), random_affine_map()),
+        banana_problem(0.03, "banana-0.03"),
+        banana_problem(0.1, "banana-0.1"),
+        _mapped(banana_problem(0.03, "banana-0.03"), random_affine_map()),
+        _mapped(banana_problem(0.1, "banana-0.1"), random_affine_map()),
         Problem(
             name="flower",
             title="flower F(10, 6, 6, 1), d=8 (radius of (x1, x2), squared numerator)",
@@ -441,8 +468,8 @@ PROBLEMS: dict[str, Problem] = {
             exact_draws=lambda n, rng: sample_flower(n, d=8, rng=rng),
             statistic=_flower_statistic,
         ),
-        _gaussian("gauss-iso", "N(0, I), d=8", np.eye(8)),
-        _gaussian(
+        gaussian_problem("gauss-iso", "N(0, I), d=8", np.eye(8)),
+        gaussian_problem(
             "gauss-corr",
             "correlated Gaussian, d=8, condition number 1e4, random rotation",
             correlated_covariance(),
@@ -481,9 +508,14 @@ def get_problem(name: str) -> Problem:
     -------
     Problem
     """
-    try:
+    from pymc_kameleon.bench.dimension import dimension_problem  # (it imports this module)
+
+    if name in PROBLEMS:
         return PROBLEMS[name]
-    except KeyError:
+    problem = dimension_problem(name)
+    if problem is None:
         raise KeyError(
-            f"unknown benchmark problem {name!r}; choose one of {', '.join(PROBLEMS)}"
-        ) from None
+            f"unknown benchmark problem {name!r}; choose one of {', '.join(PROBLEMS)}, or a "
+            "target of any dimension d: 'gamma-gauss-{d}' or 'banana-{b}-d{d}' (0 < b < 1)"
+        )
+    return problem
