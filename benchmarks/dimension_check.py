@@ -1,0 +1,121 @@
+"""ESS per evaluation against the dimension, for every sampler (issue 33, first part).
+
+Targets (``pymc_kameleon.bench.dimension``): ``gamma-gauss-{d}``, the KMC paper's Figure-2
+Gaussian (Gamma(1, 1) eigenvalues under a random rotation), and ``banana-0.03-d{d}``, Haario's
+banana B(0.03, 100) padded with ``d - 2`` standard normal coordinates. Samplers: this package's
+defaults (``KMCStep()`` lite and finite, ``KameleonStep()``, ``AdaptiveMetropolis()``: the bench
+specs with the whitened warm-up) and PyMC's ``Metropolis``, ``DEMetropolisZ``, ``Slice`` and
+``NUTS`` (the ceiling, per gradient evaluation). Budget rule: 4 chains of ``max(1000, 200 d)``
+warm-up iterations and as many draws, from seeded N(0, I) starts, seeds 0-2.
+
+A run passes when max R-hat <= 1.05, min bulk ESS >= 50 (the real-model suite's convergence
+rule) and the statistic's quantile error (the squared norm of the Gaussianised draws against its
+exact chi-squared quantiles, the KAMH paper's metric) is within 4 Monte Carlo standard errors,
+``4 * 0.5 / sqrt(min bulk ESS)``. Usage::
+
+    python benchmarks/dimension_check.py benchmarks/results/dimension dimension \
+        [--dims 2 5 10 20 50 100] [--problems gamma-gauss banana-0.03] [--samplers ...] \
+        [--seeds 0 1 2] [--jobs 2]
+
+Records: one JSON line per run in ``OUT_DIR/TAG.jsonl`` (finished runs are not repeated); the
+table (medians over seeds) is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import numpy as np
+
+from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.runner import Task, load_records, run_tasks
+
+OURS = ("KMC-lite", "KMC-finite", "KAMH-LS", "AM-LS")
+PYMC = ("pm.Metropolis", "pm.DEMetropolisZ", "pm.Slice", "NUTS(0.95)")
+DEFAULTS = {"warmup": "whitened"}  # the bench specs pin the papers' warm-up; ours use the default
+
+
+def budget(d: int) -> int:
+    """Warm-up iterations, and draws, per chain at dimension ``d``."""
+    return max(1000, 200 * d)
+
+
+def passed(record: dict) -> bool:
+    """The pass rule of the module docstring."""
+    ess = record.get("min_bulk_ess", math.nan)
+    if not (record.get("status") == "ok" and ess >= 50 and record["max_rhat"] <= 1.05):
+        return False
+    return record["quantile_error"] <= 4 * 0.5 / math.sqrt(ess)
+
+
+def problem_name(kind: str, d: int) -> str:
+    """The benchmark name of target family ``kind`` at dimension ``d``."""
+    return f"{kind}-{d}" if kind == "gamma-gauss" else f"{kind}-d{d}"
+
+
+def tasks(args) -> list[Task]:
+    """Every (problem, d, sampler, seed) of the command line."""
+    return [
+        Task(
+            "dimension",
+            problem_name(kind, d),
+            sampler,
+            seed,
+            args.chains,
+            budget(d),
+            budget(d),
+            extra=DEFAULTS if sampler in OURS else {},
+        )
+        for kind in args.problems
+        for d in args.dims
+        for sampler in args.samplers
+        for seed in args.seeds
+    ]
+
+
+def table(records: list[dict], args) -> str:
+    """Medians over seeds: ESS per 1000 evaluations, passes, max R-hat, µs per iteration."""
+    lines = [
+        "| target | d | sampler | ESS / 1000 evals | passes | max R-hat | µs / iteration |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
+    for task in tasks(args)[:: len(args.seeds)]:
+        runs = [
+            r for r in records
+            if r["problem"] == task.problem and r["sampler"] == task.sampler
+            and r["seed"] in args.seeds and r.get("status") == "ok"
+        ]  # fmt: skip
+        if not runs:
+            continue
+
+        ess, rhat, cost = np.median(
+            [[r["ess_per_1k_evals"], r["max_rhat"], r["us_per_iter"]] for r in runs], axis=0
+        )
+        lines.append(
+            f"| {task.problem} | {get_problem(task.problem).dim} | {task.sampler} | {ess:.2f} "
+            f"| {sum(passed(r) for r in runs)}/{len(runs)} | {rhat:.3f} | {cost:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out", type=Path)
+    parser.add_argument("tag")
+    parser.add_argument("--dims", type=int, nargs="+", default=[2, 5, 10, 20, 50, 100])
+    parser.add_argument("--problems", nargs="+", default=["gamma-gauss", "banana-0.03"])
+    parser.add_argument("--samplers", nargs="+", default=list(OURS + PYMC))
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--chains", type=int, default=4)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"{args.tag}.jsonl"
+    run_tasks(tasks(args), path, jobs=args.jobs, progress=print)
+    print(table(load_records(path), args))
+
+
+if __name__ == "__main__":
+    main()
