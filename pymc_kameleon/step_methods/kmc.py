@@ -236,7 +236,8 @@ class KMCStep(GradientFreeStep):
         first iteration is already a Hamiltonian move. With ``tune > 0`` the chain then keeps
         learning from its warm-up states as usual (the next refit when the learned states have
         grown by ``refit_growth``); with ``tune=0`` it samples with the surrogate fitted on
-        ``initial_history`` (step size from ``step_size_range``, surrogate scale 1). Needs at
+        ``initial_history`` (step size from ``step_size_range``, surrogate scale 1), refitted
+        with the kept states added under ``adaptation="vanishing"``. Needs at
         least 2 finite states (4 with ``lengthscale="cv"``), each coordinate varying across
         them (a constant one is the mark of a stuck pilot chain); fewer than 10 % distinct rows
         give a warning. The chain is exact whatever these states are; they only shape the
