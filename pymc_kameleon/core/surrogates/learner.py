@@ -314,12 +314,8 @@ class SurrogateLearner:
 
         Parameters
         ----------
-        x : numpy.ndarray, shape (d,)
-            The state.
-        iteration : int
-            The chain's iteration (recorded with the state).
-        rng : numpy.random.Generator
-            Random source of the history and the refit.
+        x, iteration, rng
+            As for :meth:`learn`.
         adapt : bool
             Whether the surrogate may change at this iteration.
 
@@ -332,8 +328,7 @@ class SurrogateLearner:
             if adapt:
                 self.record(x, iteration, rng)
             return adapt
-        self.history.record(x, iteration, rng)
-        self.n_learned += 1
+        self.record(x, iteration, rng)  # (the lite surrogate ignores it until its refit)
         if not adapt or (self.surrogate is None and self.n_learned < self.next_refit):
             return False  # (no fit yet, e.g. tune=0: the first waits for adapt_start states)
         self.refit(rng, learn=False)
