@@ -2,7 +2,9 @@
 
 Targets (``pymc_kameleon.bench.dimension``): ``gamma-gauss-{d}``, the KMC paper's Figure-2
 Gaussian (Gamma(1, 1) eigenvalues under a random rotation), and ``banana-0.03-d{d}``, Haario's
-banana B(0.03, 100) padded with ``d - 2`` standard normal coordinates. Samplers: this package's
+banana B(0.03, 100) padded with ``d - 2`` standard normal coordinates, and ``hier-{d}``, the centred
+hierarchical normal model with ``d - 2`` group effects (``d >= 3``: at ``d = 2`` it is run at
+``d = 3``). Samplers: this package's
 defaults (``KMCStep()`` lite and finite, ``KameleonStep()``, ``AdaptiveMetropolis()``: the bench
 specs with the whitened warm-up) and PyMC's ``Metropolis``, ``DEMetropolisZ``, ``Slice`` and
 ``NUTS`` (the ceiling, per gradient evaluation). Budget rule: 4 chains of ``max(1000, 200 d)``
@@ -14,11 +16,11 @@ exact chi-squared quantiles, the KAMH paper's metric) is within 4 Monte Carlo st
 ``4 * 0.5 / sqrt(min bulk ESS)``. Usage::
 
     python benchmarks/dimension_check.py benchmarks/results/dimension dimension \
-        [--dims 2 5 10 20 50 100] [--problems gamma-gauss banana-0.03] [--samplers ...] \
+        [--dims 2 5 10 20 50 100] [--problems gamma-gauss banana-0.03 hier] [--samplers ...] \
         [--seeds 0 1 2] [--jobs 2]
 
-Records: one JSON line per run in ``OUT_DIR/TAG.jsonl`` (finished runs are not repeated); the
-table (medians over seeds) is printed.
+Records: one JSON line per run in ``OUT_DIR/TAG.jsonl`` (finished runs are not repeated), with
+the peak resident memory of its sampling; the table (medians over seeds) is printed.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ from pymc_kameleon.bench.runner import Task, load_records, run_tasks
 
 OURS = ("KMC-lite", "KMC-finite", "KAMH-LS", "AM-LS")
 PYMC = ("pm.Metropolis", "pm.DEMetropolisZ", "pm.Slice", "NUTS(0.95)")
+TABLE_COLUMNS = (
+    "ess_per_1k_evals", "max_rhat", "us_per_iter", "peak_rss_mb", "peak_rss_increase_mb"
+)  # fmt: skip
 DEFAULTS = {"warmup": "whitened"}  # the bench specs pin the papers' warm-up; ours use the default
 
 
@@ -52,6 +57,8 @@ def passed(record: dict) -> bool:
 
 def problem_name(kind: str, d: int) -> str:
     """The benchmark name of target family ``kind`` at dimension ``d``."""
+    if kind == "hier":
+        return f"hier-{max(d, 3)}"
     return f"{kind}-{d}" if kind == "gamma-gauss" else f"{kind}-d{d}"
 
 
@@ -78,8 +85,9 @@ def tasks(args) -> list[Task]:
 def table(records: list[dict], args) -> str:
     """Medians over seeds: ESS per 1000 evaluations, passes, max R-hat, µs per iteration."""
     lines = [
-        "| target | d | sampler | ESS / 1000 evals | passes | max R-hat | µs / iteration |",
-        "|---|---:|---|---:|---:|---:|---:|",
+        "| target | d | sampler | ESS / 1000 evals | passes | max R-hat | µs / iteration "
+        "| peak MiB (rise) |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
     ]
     for task in tasks(args)[:: len(args.seeds)]:
         runs = [
@@ -90,12 +98,13 @@ def table(records: list[dict], args) -> str:
         if not runs:
             continue
 
-        ess, rhat, cost = np.median(
-            [[r["ess_per_1k_evals"], r["max_rhat"], r["us_per_iter"]] for r in runs], axis=0
+        ess, rhat, cost, peak, rise = np.median(
+            [[r.get(column, math.nan) for column in TABLE_COLUMNS] for r in runs], axis=0
         )
         lines.append(
             f"| {task.problem} | {get_problem(task.problem).dim} | {task.sampler} | {ess:.2f} "
-            f"| {sum(passed(r) for r in runs)}/{len(runs)} | {rhat:.3f} | {cost:.0f} |"
+            f"| {sum(passed(r) for r in runs)}/{len(runs)} | {rhat:.3f} | {cost:.0f} "
+            f"| {peak:.0f} ({rise:.0f}) |"
         )
     return "\n".join(lines)
 
@@ -105,7 +114,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("tag")
     parser.add_argument("--dims", type=int, nargs="+", default=[2, 5, 10, 20, 50, 100])
-    parser.add_argument("--problems", nargs="+", default=["gamma-gauss", "banana-0.03"])
+    parser.add_argument("--problems", nargs="+", default=["gamma-gauss", "banana-0.03", "hier"])
     parser.add_argument("--samplers", nargs="+", default=list(OURS + PYMC))
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--chains", type=int, default=4)

@@ -94,6 +94,9 @@ class Problem:
         Invertible ``(dim, dim)`` matrix M: the model's variable is ``y = M x`` of the target's
         own coordinates ``x``, in which the exact answer (draws, statistic, quantiles) is given.
         None for the identity.
+    exact_mean : numpy.ndarray, optional
+        The exact posterior mean where it is not zero (None: zero, for a target with exact
+        draws).
     """
 
     name: str
@@ -109,6 +112,7 @@ class Problem:
     var_name: str = "x"
     notes: str = field(default="", compare=False)
     coordinate_map: np.ndarray | None = field(default=None, compare=False)
+    exact_mean: np.ndarray | None = field(default=None, compare=False)
 
     def to_model_coordinates(self, x: np.ndarray) -> np.ndarray:
         """Points in the target's own coordinates ``x`` as the model's variable ``y = M x``.
@@ -169,7 +173,9 @@ class Problem:
 
     @property
     def true_mean(self) -> np.ndarray | None:
-        """The exact posterior mean (zero for every synthetic target), or None."""
+        """The exact posterior mean (``exact_mean``, else zero for a target with exact draws)."""
+        if self.exact_mean is not None:
+            return self.exact_mean
         return None if self.exact_draws is None else np.zeros(self.dim)
 
     def statistic_quantiles(self) -> np.ndarray | None:

@@ -3,7 +3,8 @@
 Each task runs ``pm.sample(cores=1)``: its chains one after another on one core, so its timing
 is that of one core. Several tasks may run side by side in worker processes (``jobs``). Every
 finished task is appended at once to the results file, so an interrupted run loses nothing and
-a re-run skips the tasks already recorded.
+a re-run skips the tasks already recorded. Each record of a PyMC step also has the peak
+resident memory of its sampling (:class:`~pymc_kameleon.bench.memory.PeakMemory`).
 
 The ensemble samplers outside PyMC (``"emcee"``, ``"zeus"``) take a separate path, in
 :mod:`.ensemble_peers`, and give records with the same fields.
@@ -26,6 +27,7 @@ import pymc as pm
 
 from pymc_kameleon._compat import posterior_dataset
 from pymc_kameleon.bench.ensemble_peers import is_ensemble_peer, run_ensemble_peer
+from pymc_kameleon.bench.memory import PeakMemory
 from pymc_kameleon.bench.metrics import cost_scores, draw_scores
 from pymc_kameleon.bench.problems import get_problem
 from pymc_kameleon.bench.records import load_records, run_resumable
@@ -160,7 +162,11 @@ def run_task(task: Task) -> dict[str, Any]:
             scores = run_ensemble_peer(task, problem, model)
             scores.update(_costly_scores(costly, task, scores["sampling_s"]))
         else:
-            scores = _score(task, problem, _sample(task, problem, model), costly)
+            memory = PeakMemory()
+            memory.start()
+            idata = _sample(task, problem, model)
+            peak = memory.scores()  # before scoring: the sampler's peak, not ArviZ's
+            scores = {**_score(task, problem, idata, costly), **peak}
         record.update(scores)
         record["status"] = "ok"
     except Exception as err:  # record the failure, keep benchmarking the other tasks

@@ -135,6 +135,7 @@ def test_run_task_records_metrics_and_errors(tmp_path):
     assert ok["draw_evals"] == 400
     assert ok["ess_per_1k_evals"] == pytest.approx(1000 * ok["min_bulk_ess"] / 400)
     assert len(ok["chain_quantile_error"]) == 2
+    assert ok["peak_rss_mb"] > 0 and ok["peak_rss_scope"] in ("task", "lifetime")
     failed = run_task(Task("t", "gauss-iso", "no-such-sampler", 0, 2, 10, 10))
     assert failed["status"].startswith("KeyError")
     json.dumps(ok)  # records are JSON-serialisable

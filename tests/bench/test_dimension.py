@@ -54,3 +54,16 @@ def test_names_that_are_no_dimension_problem(name):
     assert dimension_problem(name) is None
     with pytest.raises(KeyError, match="any dimension"):
         get_problem(name)
+
+
+def test_hierarchical_problem_matches_its_target_and_has_its_exact_mean():
+    from pymc_kameleon.targets.hierarchical import hierarchical_normal
+
+    problem = get_problem("hier-6")
+    target = hierarchical_normal(4)
+    assert problem.dim == 6 and problem.statistic_is_chi2
+    np.testing.assert_allclose(problem.true_mean, target.posterior_mean())
+    logp = problem.build_model().compile_logp()
+    points = target.exact_draws(3, np.random.default_rng(1))
+    np.testing.assert_allclose([logp({"x": p}) for p in points], target.log_density(points))
+    assert dimension_problem("hier-2") is None  # no group left
