@@ -18,6 +18,8 @@ exact chi-squared quantiles, the KAMH paper's metric) is within 4 Monte Carlo st
     python benchmarks/dimension_check.py benchmarks/results/dimension dimension \
         [--dims 2 5 10 20 50 100] [--problems gamma-gauss banana-0.03 hier] [--samplers ...] \
         [--seeds 0 1 2] [--jobs 2]
+    python benchmarks/dimension_check.py benchmarks/results/dimension dimension \
+        --plot docs/_static/dimension_ess.png [--extra-records OTHER.jsonl ...]
 
 Records: one JSON line per run in ``OUT_DIR/TAG.jsonl`` (finished runs are not repeated), with
 the peak resident memory of its sampling; the table (medians over seeds) is printed.
@@ -109,6 +111,52 @@ def table(records: list[dict], args) -> str:
     return "\n".join(lines)
 
 
+LABELS = {
+    "KMC-lite": "KMCStep() lite", "KMC-finite": "KMCStep() finite", "KAMH-LS": "KameleonStep()",
+    "AM-LS": "AdaptiveMetropolis()", "NUTS(0.95)": "NUTS (per gradient)",
+}  # fmt: skip
+
+
+def plot(records: list[dict], args, path: Path) -> None:
+    """ESS per 1000 evaluations against d, one panel per target, median over seeds.
+
+    A filled marker is a (d, sampler) whose runs all pass, a hollow one any failure.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(args.problems), figsize=(4.2 * len(args.problems), 4.0))
+    for ax, kind in zip(np.atleast_1d(axes), args.problems, strict=True):
+        for sampler in args.samplers:
+            points = []
+            for d in args.dims:
+                runs = [
+                    r for r in records
+                    if r["problem"] == problem_name(kind, d) and r["sampler"] == sampler
+                    and r["seed"] in args.seeds and r.get("status") == "ok"
+                ]  # fmt: skip
+                if runs:
+                    ess = float(np.median([r["ess_per_1k_evals"] for r in runs]))
+                    dim = get_problem(problem_name(kind, d)).dim
+                    points.append((dim, ess, all(map(passed, runs))))
+            if not points:
+                continue
+            dims, ess, _ = zip(*points, strict=True)
+            (line,) = ax.plot(dims, ess, label=LABELS.get(sampler, sampler))
+            for x, y, good in points:
+                ax.plot(x, y, "o", color=line.get_color(), mfc=line.get_color() if good else "none")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        dims = sorted({get_problem(problem_name(kind, d)).dim for d in args.dims})
+        ax.set_xticks(dims, [str(d) for d in dims], minor=False)
+        ax.set_xticks([], minor=True)
+        ax.set_xlabel("dimension d")
+        ax.set_title(kind)
+    np.atleast_1d(axes)[0].set_ylabel("min ESS per 1000 evaluations (hollow: fails)")
+    np.atleast_1d(axes)[-1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("out", type=Path)
@@ -119,9 +167,15 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--plot", type=Path, help="draw the figure from the records and stop")
+    parser.add_argument("--extra-records", type=Path, nargs="*", default=[])
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"{args.tag}.jsonl"
+    if args.plot is not None:
+        records = [r for p in (path, *args.extra_records) for r in load_records(p)]
+        plot(records, args, args.plot)
+        return
     run_tasks(tasks(args), path, jobs=args.jobs, progress=print)
     print(table(load_records(path), args))
 

@@ -6,7 +6,9 @@ runs that protocol with the package's defaults and the random walk:
 
 - ``KMCStep()``, ``KameleonStep()``, ``AdaptiveMetropolis()`` (the defaults);
 - ``SM``: the isotropic random walk of the bench suite (scale ``2.38 / sqrt(d)``), the papers'
-  baseline.
+  baseline;
+- ``KMCStep(oracle history)``, only when asked for with ``--samplers``: the ceiling, KMC handed
+  1000 benchmark draws as ``initial_history`` (not plotted).
 
 PyMC's own samplers are not in it: they would re-estimate the current state's likelihood at
 every iteration (a different, wrong target), and refuse to be built on the model
@@ -39,14 +41,21 @@ from pathlib import Path
 import numpy as np
 
 SAMPLERS = ("KMCStep()", "KameleonStep()", "AdaptiveMetropolis()", "SM")
+#: the ceiling, not a default: KMC handed 1000 benchmark draws (chosen by the seed) as history
+ORACLE = "KMCStep(oracle history)"
 TUNE, DRAWS, THIN = 1000, 5000, 5
 CHECKPOINTS = tuple(range(250, TUNE + DRAWS + 1, 250))
 
 
-def make_step(name: str):
+def make_step(name: str, seed: int):
     """The step of a sampler name (inside the model context)."""
     from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
-    from pymc_kameleon.bench.problems import get_problem
+    from pymc_kameleon.bench.problems import GLASS_REFERENCE, get_problem
+
+    if name == ORACLE:
+        reference = np.load(GLASS_REFERENCE)["draws"]
+        chosen = np.random.default_rng(seed).choice(len(reference), 1000, replace=False)
+        return KMCStep(initial_history=reference[chosen], n_history=1000)
     from pymc_kameleon.bench.samplers import get_sampler
 
     steps = {
@@ -72,7 +81,7 @@ def run_one(name: str, seed: int) -> dict:
     with glass_gpc_model(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         idata = pm.sample(
-            step=make_step(name),
+            step=make_step(name, seed),
             tune=TUNE,
             draws=DRAWS,
             chains=1,
@@ -124,7 +133,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("out", type=Path)
     parser.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001, 1002])
-    parser.add_argument("--samplers", nargs="+", choices=SAMPLERS, default=list(SAMPLERS))
+    parser.add_argument(
+        "--samplers", nargs="+", choices=(*SAMPLERS, ORACLE), default=list(SAMPLERS)
+    )
     parser.add_argument("--plot", type=Path)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
