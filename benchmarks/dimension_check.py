@@ -17,9 +17,13 @@ exact chi-squared quantiles, the KAMH paper's metric) is within 4 Monte Carlo st
 
     python benchmarks/dimension_check.py benchmarks/results/dimension dimension \
         [--dims 2 5 10 20 50 100] [--problems gamma-gauss banana-0.03 hier] [--samplers ...] \
-        [--seeds 0 1 2] [--jobs 2]
+        [--seeds 0 1 2] [--jobs 2] [--pool-warmup]
     python benchmarks/dimension_check.py benchmarks/results/dimension dimension \
         --plot docs/_static/dimension_ess.png [--extra-records OTHER.jsonl ...]
+
+``--pool-warmup`` gives this package's steps ``pool_warmup=True`` (the chains learn from each
+other during warm-up); record such runs under a tag of their own, since a record's key does not
+include the step's options.
 
 Records: one JSON line per run in ``OUT_DIR/TAG.jsonl`` (finished runs are not repeated), with
 the peak resident memory of its sampling; the table (medians over seeds) is printed.
@@ -75,7 +79,9 @@ def tasks(args) -> list[Task]:
             args.chains,
             budget(d),
             budget(d),
-            extra=DEFAULTS if sampler in OURS else {},
+            extra=(DEFAULTS | ({"pool_warmup": True} if args.pool_warmup else {}))
+            if sampler in OURS
+            else {},
         )
         for kind in args.problems
         for d in args.dims
@@ -167,6 +173,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--pool-warmup", action="store_true", help="our steps pool the warm-up")
     parser.add_argument("--plot", type=Path, help="draw the figure from the records and stop")
     parser.add_argument("--extra-records", type=Path, nargs="*", default=[])
     args = parser.parse_args()

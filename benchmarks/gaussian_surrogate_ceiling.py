@@ -17,7 +17,8 @@ A chain's history is correlated, so its ``n`` counts as its effective sample siz
 
 Usage::
 
-    python benchmarks/gaussian_surrogate_ceiling.py [--dims 20 50 100] [--sizes 500 2000 10000 50000]
+    python benchmarks/gaussian_surrogate_ceiling.py [--dims 10 20 50 100] \
+        [--sizes 500 2000 10000 50000] [--out RECORDS.jsonl]
 
 Prints one line per (d, n) and a JSON record per line to ``--out`` if given.
 """
