@@ -9,6 +9,7 @@ from pymc_kameleon.core import accelerated
 from pymc_kameleon.core import proposals as prop
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.kernels import GaussianKernel
+from pymc_kameleon.core.linalg import LAPACK_MIN_DIM
 
 pytestmark = pytest.mark.skipif(not accelerated.HAVE_NUMBA, reason="numba is not installed")
 
@@ -64,6 +65,23 @@ def test_proposal_cholesky_falls_back_to_jitter():
 def test_proposal_cholesky_raises_on_non_finite():
     with pytest.raises(np.linalg.LinAlgError):
         prop.proposal_cholesky(np.full((2, 2), np.nan), 1.0, 0.1)
+
+
+@pytest.mark.parametrize("d", [LAPACK_MIN_DIM - 1, LAPACK_MIN_DIM, 100])
+def test_proposal_cholesky_on_both_sides_of_the_lapack_switch(d):
+    """Both paths give the factor of gamma2 I + scale * S, reading the lower triangle only."""
+    rng = np.random.default_rng(d)
+    a = rng.normal(size=(2 * d, d))
+    scatter = a.T @ a
+    garbage_upper = scatter + np.triu(rng.normal(size=(d, d)), k=1)
+    chol = prop.proposal_cholesky(garbage_upper, 0.7, 0.04)
+    expected = np.linalg.cholesky(0.7 * scatter + 0.04 * np.eye(d))
+    np.testing.assert_allclose(chol, expected, rtol=1e-9, atol=1e-12)
+    singular = np.ones((d, d))  # rank one: plain factorisation fails, jitter rescues it
+    chol = prop.proposal_cholesky(singular, 2.0, 0.0)
+    np.testing.assert_allclose(chol @ chol.T, 2.0 * singular, atol=1e-5)
+    with pytest.raises(np.linalg.LinAlgError):
+        prop.proposal_cholesky(np.full((d, d), np.nan), 1.0, 0.1)
 
 
 def _filled_history(seed: int) -> ChainHistory:

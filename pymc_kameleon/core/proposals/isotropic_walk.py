@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pymc_kameleon.core.adaptation import ScaleAdapter, optimal_rw_scale
+from pymc_kameleon.core.linalg import LOG_2PI
 from pymc_kameleon.core.proposals.protocol import Transition
 from pymc_kameleon.core.proposals.random_walk import GaussianRandomWalk
 
@@ -91,6 +92,80 @@ class IsotropicRandomWalk(GaussianRandomWalk):
         numpy.ndarray, shape (n, dim, dim)
         """
         return np.broadcast_to(np.eye(self.dim), (u.shape[0], self.dim, self.dim)).copy()
+
+    # The covariance is the same at every point, so the base class's per-point d x d factors and
+    # O(d^2) triangular solves are replaced by O(d) formulas with the scalar standard deviation.
+    def _standard_deviation(self) -> float:
+        variance = self.gamma * self.gamma + self.scaling
+        return math.sqrt(variance) if math.isfinite(variance) and variance > 0.0 else math.nan
+
+    def _log_pdf_of_noise(self, noise: np.ndarray, sd: float) -> float:
+        return -0.5 * float(noise @ noise) - self.dim * (math.log(sd) + 0.5 * LOG_2PI)
+
+    def cholesky(self, x: np.ndarray) -> np.ndarray | None:
+        """``sqrt(gamma^2 + s) I`` (the same at every point); None if that is not finite and > 0.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (dim,)
+            Unused.
+
+        Returns
+        -------
+        numpy.ndarray of shape (dim, dim), or None
+        """
+        sd = self._standard_deviation()
+        return None if math.isnan(sd) else sd * np.eye(self.dim)
+
+    def draw_move(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """``sqrt(gamma^2 + s)`` times standard normal noise, and its log-density.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (dim,)
+            Unused.
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        move : numpy.ndarray, shape (dim,)
+        log_q : float
+
+        Raises
+        ------
+        FloatingPointError
+            If the learned scale is not finite and positive.
+        """
+        sd = self._standard_deviation()
+        if math.isnan(sd):
+            raise FloatingPointError(
+                f"the random walk's variance gamma^2 + s = {self.gamma**2 + self.scaling!r} is not "
+                "finite and positive. Check that the model's variables are on a sensible scale."
+            )
+        noise = rng.standard_normal(self.dim)
+        return sd * noise, self._log_pdf_of_noise(noise, sd)
+
+    def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
+        """Log-density of ``to`` under ``N(frm, (gamma^2 + s) I)`` in the map's coordinates.
+
+        Parameters
+        ----------
+        to, frm : numpy.ndarray, shape (dim,)
+            The states moved to and from.
+
+        Returns
+        -------
+        float
+            In the states' coordinates (the map's log-determinant subtracted); NaN if the
+            scale is not finite and positive.
+        """
+        if self.affine is not None:
+            to, frm = self.affine.to_kernel(to), self.affine.to_kernel(frm)
+        sd = self._standard_deviation()
+        if math.isnan(sd):
+            return math.nan
+        log_q = self._log_pdf_of_noise((to - frm) / sd, sd)
+        return log_q if self.affine is None else log_q - self.affine.log_det
 
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
         """Move the scale toward the target acceptance (see :meth:`update_scale`).
