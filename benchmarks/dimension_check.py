@@ -22,8 +22,9 @@ exact chi-squared quantiles, the KAMH paper's metric) is within 4 Monte Carlo st
         --plot docs/_static/dimension_ess.png [--extra-records OTHER.jsonl ...]
 
 ``--pool-warmup`` gives this package's steps ``pool_warmup=True`` (the chains learn from each
-other during warm-up); record such runs under a tag of their own, since a record's key does not
-include the step's options.
+other during warm-up), and ``--options '{"target_accept": 0.8}'`` any keyword arguments (pick
+the steps that take them with ``--samplers``); record such runs under a tag of their own, since
+a record's key does not include the step's options.
 
 Records: one JSON line per run in ``OUT_DIR/TAG.jsonl`` (finished runs are not repeated), with
 the peak resident memory of its sampling; the table (medians over seeds) is printed.
@@ -32,6 +33,7 @@ the peak resident memory of its sampling; the table (medians over seeds) is prin
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from pathlib import Path
 
@@ -79,7 +81,7 @@ def tasks(args) -> list[Task]:
             args.chains,
             budget(d),
             budget(d),
-            extra=(DEFAULTS | ({"pool_warmup": True} if args.pool_warmup else {}))
+            extra=(DEFAULTS | ({"pool_warmup": True} if args.pool_warmup else {}) | args.options)
             if sampler in OURS
             else {},
         )
@@ -174,6 +176,9 @@ def main() -> None:
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--pool-warmup", action="store_true", help="our steps pool the warm-up")
+    parser.add_argument(
+        "--options", type=json.loads, default={}, help="JSON keyword arguments for our steps"
+    )
     parser.add_argument("--plot", type=Path, help="draw the figure from the records and stop")
     parser.add_argument("--extra-records", type=Path, nargs="*", default=[])
     args = parser.parse_args()
