@@ -3,11 +3,12 @@
 Calls ``step.step(point)`` directly on the 8-D banana B(0.1, 100), or on the benchmark problem
 ``--problem`` (e.g. ``gamma-gauss-100``, issue 33's cost at d = 100), with no trace recording:
 first ``--iters`` warm-up iterations, then ``stop_tuning()`` and ``--iters`` frozen iterations.
-It reports microseconds per iteration and the ratios to pm.DEMetropolisZ and to
-AdaptiveMetropolis in the same phase, for ``KameleonStep`` at each ``--n-history`` and, with
-``--kmc``, for ``KMCStep()``. The
-order of the samplers is rotated over ``--repeats`` rounds and the median is reported, so that a
-burst of load on the machine does not favour one sampler.
+It reports microseconds of the process's CPU time per iteration (so that other load on the
+machine is not counted; run it with ``OPENBLAS_NUM_THREADS=1``) and the ratios to
+pm.DEMetropolisZ and to AdaptiveMetropolis in the same phase, for ``KameleonStep`` at each
+``--n-history`` and, with ``--kmc``, for ``KMCStep()``. The order of the samplers is rotated
+over ``--repeats`` rounds and the median is reported, so that a burst of load on the machine
+does not favour one sampler.
 
 Usage::
 
@@ -47,15 +48,15 @@ def _time_phases(
     step.tune = True
     point = model.initial_point()
     point, _ = step.step(point)  # first call: compile caches, numba dispatch
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(iters):
         point, _ = step.step(point)
-    tuning = (time.perf_counter() - start) / iters * 1e6
+    tuning = (time.process_time() - start) / iters * 1e6
     step.stop_tuning()
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(iters):
         point, _ = step.step(point)
-    frozen = (time.perf_counter() - start) / iters * 1e6
+    frozen = (time.process_time() - start) / iters * 1e6
     return tuning, frozen
 
 
