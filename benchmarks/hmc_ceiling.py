@@ -30,6 +30,7 @@ import math
 import time
 
 import numpy as np
+from dimension_check import budget, passed, problem_name  # the same script folder
 
 from pymc_kameleon.bench.metrics import draw_scores
 from pymc_kameleon.bench.problems import get_problem
@@ -39,26 +40,6 @@ from pymc_kameleon.core.proposals.independence import student_t_log_density
 T_DF = 4.0  # KMCStep's independence moves
 
 N_COVARIANCE_DRAWS = 20_000
-
-
-def budget(d: int) -> int:
-    """``dimension_check.budget``: warm-up iterations, and draws, per chain."""
-    return max(1000, 200 * d)
-
-
-def passed(record: dict) -> bool:
-    """``dimension_check.passed``: R-hat, ESS and the statistic's quantile error."""
-    ess = record["min_bulk_ess"]
-    if not (ess >= 50 and record["max_rhat"] <= 1.05):
-        return False
-    return record["quantile_error"] <= 4 * 0.5 / math.sqrt(ess)
-
-
-def problem_name(kind: str, d: int) -> str:
-    """``dimension_check.problem_name``."""
-    if kind == "hier":
-        return f"hier-{max(d, 3)}"
-    return f"{kind}-{d}" if kind == "gamma-gauss" else f"{kind}-d{d}"
 
 
 def compiled_target(problem):
@@ -141,6 +122,7 @@ def run(kind: str, d: int, seed: int, chains: int, target_accept: float, share: 
         "problem": problem.name,
         "sampler": "HMC(exact gradient, KMC's trajectories)",
         "seed": seed,
+        "status": "ok",
         "target_accept": target_accept,
         "independence_share": share,
         "chains": chains,
