@@ -303,7 +303,7 @@ def _density_grid(
 
 def plot_samples(
     results: Sequence[DemoResult], out: str, max_points: int = 3000, seed: int = 0
-) -> None:
+) -> Any:
     """Save (x1, x2) scatter plots of each sampler over the exact banana contours.
 
     Parameters
@@ -316,6 +316,11 @@ def plot_samples(
         Draws shown per panel, picked at random from the pooled chains.
     seed : int, default 0
         Seed for picking the shown draws.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure saved.
 
     Raises
     ------
@@ -351,8 +356,10 @@ def plot_samples(
         ax.set_title(f"{result.label}: min bulk ESS {ess:.0f}, {per_k:.2f} per 1k logp evals")
         ax.set_xlabel("x1")
     axes[0].set_ylabel("x2")
-    fig.suptitle(f"8-D banana B({B}, {V:g}); contours: exact 50/90/99/99.9% HPD regions")
+    dim = results[0].samples.shape[-1]
+    fig.suptitle(f"{dim}-D banana B({B}, {V:g}); contours: exact 50/90/99/99.9% HPD regions")
     fig.savefig(out, dpi=110)
+    return fig
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -29,6 +29,7 @@ import numpy as np
 import scipy.linalg
 
 __all__ = [
+    "CONVERGED_GAIN",
     "ModeStart",
     "conditional_scales",
     "find_mode_and_curvature",
@@ -48,7 +49,7 @@ _FLAT_STEP = 1e10
 #: Newton's predicted gain (log-density units) below which the point is the mode: a
 #: thousandth of a unit is far below what matters for a start, and above the floor that
 #: differences with steps of one standard deviation leave on a non-quadratic density
-_CONVERGED_GAIN = 0.5
+CONVERGED_GAIN = 0.5
 _MAX_HALVINGS = 20
 #: a predicted gain that no step along it realises, below this, is finite-difference noise
 _NOISE_GAIN = 0.1
@@ -298,6 +299,7 @@ def find_mode_and_curvature(
     start: np.ndarray,
     max_evals: int | None = None,
     max_newton_steps: int = 50,
+    converged_gain: float = CONVERGED_GAIN,
 ) -> ModeStart:
     """Search for a mode from ``start`` without gradients, then take the curvature there.
 
@@ -318,6 +320,10 @@ def find_mode_and_curvature(
         ``"out_of_budget"`` and the best point found.
     max_newton_steps : int, default 50
         Newton steps (most of them on an updated Hessian, about ``2 d`` evaluations each).
+    converged_gain : float, default :data:`CONVERGED_GAIN`
+        The predicted gain below which the point is the mode. A smaller one polishes a mode:
+        on a long curved ridge (a banana's arm) a climb stopped by 0.5 may still be far from
+        the top, and one held to 0.01 goes on up the ridge.
 
     Returns
     -------
@@ -329,12 +335,12 @@ def find_mode_and_curvature(
         value = counted(x)
         if not math.isfinite(value):
             return ModeStart(x, value, None, "non_finite_start", counted.calls)
-        return _newton(counted, x, value, max_newton_steps)
+        return _newton(counted, x, value, max_newton_steps, converged_gain)
     except _OutOfBudget:
         return ModeStart(counted.best_x, counted.best_value, None, "out_of_budget", counted.calls)
 
 
-def _newton(counted, x, value, max_newton_steps) -> ModeStart:
+def _newton(counted, x, value, max_newton_steps, converged_gain) -> ModeStart:
     """Newton steps with a full finite-difference Hessian at the first point, then SR1
     updates from the gradients (2 d evaluations a step instead of about d^2); the full
     Hessian is taken again whenever the updated one fails: it lost definiteness, its step does
@@ -351,7 +357,9 @@ def _newton(counted, x, value, max_newton_steps) -> ModeStart:
             curvature = _Curvature(counted, x, probes) if fresh else None
             if fresh:
                 hessian = curvature.one_sided()
-            outcome = _newton_move(counted, x, value, hessian, gradient, probes.steps, curvature)
+            outcome = _newton_move(
+                counted, x, value, hessian, gradient, probes.steps, curvature, converged_gain
+            )
             if outcome is not None:
                 break
         if isinstance(outcome, ModeStart):
@@ -363,13 +371,13 @@ def _newton(counted, x, value, max_newton_steps) -> ModeStart:
     return ModeStart(x, value, None, "not_converged", counted.calls)
 
 
-def _newton_move(counted, x, value, hessian, gradient, steps, curvature):
+def _newton_move(counted, x, value, hessian, gradient, steps, curvature, converged_gain):
     """One move: the new ``(x, value, trusted)``; a :class:`ModeStart` to end with; None to
     retry with a full Hessian (only when ``hessian`` is an update, ``curvature`` None).
     ``trusted``: the curvature predicted the rise well enough to be updated and kept."""
     fresh = curvature is not None
     covariance = _inverse_if_negative_definite(hessian, steps)
-    if fresh and covariance is not None and _newton_gain(covariance, gradient) < _CONVERGED_GAIN:
+    if fresh and covariance is not None and _newton_gain(covariance, gradient) < converged_gain:
         hessian = curvature.central()  # the mode, it seems: its covariance to second order
         covariance = _inverse_if_negative_definite(hessian, steps)
     if covariance is None:
@@ -379,12 +387,14 @@ def _newton_move(counted, x, value, hessian, gradient, steps, curvature):
     else:
         step = covariance @ gradient
         gain = 0.5 * float(gradient @ step)
-        if gain < _CONVERGED_GAIN:
+        if gain < converged_gain:
             return ModeStart(x, value, covariance, "gaussian", counted.calls) if fresh else None
     moved, moved_value = _line_search(counted, x, value, step)
     if moved_value <= value and fresh and not curvature.is_central:
         # a one-sided curvature that does not climb may be its error: try it to second order
-        return _newton_move(counted, x, value, curvature.central(), gradient, steps, curvature)
+        return _newton_move(
+            counted, x, value, curvature.central(), gradient, steps, curvature, converged_gain
+        )
     if moved_value > value:
         # a curvature whose quadratic model predicted the rise of the move taken within a
         # factor 2 is updated and kept; otherwise the next point takes a full one

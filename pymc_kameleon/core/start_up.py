@@ -17,6 +17,15 @@ When it is, the chain starts at an overdispersed draw of that Gaussian and the w
 covariance as the first whitening map; when it is not, the step keeps the chain at its initial
 point with the ordinary warm-up (a climb that ends at a funnel's neck or a saddle is no better
 a start). Every evaluation is counted.
+
+**Several modes** (issue 46). Where the climbs find separate modes, each gets its share of the
+posterior by its Laplace approximation, ``p(m) sqrt(det Sigma_m)`` normalised
+(:func:`laplace_shares`). A chain starts at a mode drawn in proportion to those shares, never
+always the highest: on a mixture the highest mode is the heaviest component, and sending every
+chain there loses the others' mass where R-hat cannot see it. The modes that hold at least
+:data:`MIN_ANCHOR_SHARE` become the independence proposal's anchors (:meth:`StartUp.anchors`),
+so that a chain can jump between them; a spurious local mode far below the others (a share of
+``e^-40``) is neither a start nor an anchor.
 """
 
 from __future__ import annotations
@@ -27,16 +36,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pymc_kameleon.core.mode_start import axis_drops
+from pymc_kameleon.core.mode_start import ModeStart, axis_drops
 from pymc_kameleon.core.multi_start import climb_from_starts, distinct_modes
 
 __all__ = [
     "AXIS_DROP_FACTOR",
+    "COMPARABLE_SHARE",
+    "MIN_ANCHOR_SHARE",
     "START_SPREAD",
     "START_UP_STATUSES",
     "StartUp",
     "default_start_up_budget",
+    "draw_mode",
     "gaussian_start_up",
+    "laplace_shares",
     "minimum_start_up_budget",
 ]
 
@@ -57,6 +70,10 @@ AXIS_DROP_FACTOR = 2.0
 START_SPREAD = 1.5
 _AXIS_DISTANCE = 3.0
 _MAX_DRAWS = 10
+#: a mode with at least this Laplace share of the posterior is an independence anchor
+MIN_ANCHOR_SHARE = 1e-3
+#: modes with at least this share are of comparable mass: the start-up warns about them
+COMPARABLE_SHARE = 0.01
 
 
 @dataclass(frozen=True)
@@ -68,23 +85,27 @@ class StartUp:
     status : str
         A key of :data:`START_UP_STATUSES`.
     point : numpy.ndarray, shape (d,)
-        Where the chain starts.
+        Where the chain starts, if :attr:`relocates`.
     log_density : float
         The log-density there.
     mean, covariance : numpy.ndarray or None
         The Gaussian the warm-up starts from (None when it falls back).
     n_evals : int
         Log-density evaluations spent.
-    mode_log_densities : tuple of float
-        The log-density at each separate mode the climbs found, highest first (empty if none
-        had a positive definite curvature).
+    modes : tuple of ModeStart
+        Each separate mode the climbs found (with a positive definite curvature), highest
+        first.
+    shares : tuple of float
+        Each mode's share of the posterior by its Laplace approximation (sum 1).
+    chosen : int
+        The index in ``modes`` of the mode tested and started from (drawn in proportion to
+        ``shares``); 0 when there is none.
     n_climbs : int
         Climbs made.
-    mode, mode_covariance : numpy.ndarray or None
-        The mode tested and the inverse of the curvature there, whether or not the Gaussian
-        was trusted (None without a positive definite curvature at a converged mode).
     highest_log_density : float
         The highest log-density any climb reached, finished or not.
+    n_screened : int
+        Prior draws screened for further climbs.
     """
 
     status: str
@@ -93,16 +114,107 @@ class StartUp:
     mean: np.ndarray | None
     covariance: np.ndarray | None
     n_evals: int
-    mode_log_densities: tuple[float, ...] = ()
+    modes: tuple[ModeStart, ...] = ()
+    shares: tuple[float, ...] = ()
+    chosen: int = 0
     n_climbs: int = 1
     highest_log_density: float = -np.inf
-    mode: np.ndarray | None = None
-    mode_covariance: np.ndarray | None = None
+    n_screened: int = 0
 
     @property
     def uses_gaussian(self) -> bool:
         """Whether the warm-up starts from the Gaussian."""
         return self.covariance is not None
+
+    @property
+    def relocates(self) -> bool:
+        """Whether the chain moves to :attr:`point`: from the Gaussian, or to a mode drawn
+        among several of comparable mass (so that the chains spread over them)."""
+        return self.uses_gaussian or len(self.comparable_modes) > 1
+
+    @property
+    def mode_log_densities(self) -> tuple[float, ...]:
+        """The log-density at each separate mode, highest first."""
+        return tuple(m.log_density for m in self.modes)
+
+    @property
+    def mode(self) -> np.ndarray | None:
+        """The mode tested (None without a positive definite curvature at a converged mode)."""
+        return self.modes[self.chosen].mode if self.modes else None
+
+    @property
+    def mode_covariance(self) -> np.ndarray | None:
+        """The inverse of the curvature at :attr:`mode`, whether or not the Gaussian was
+        trusted (None without one)."""
+        return self.modes[self.chosen].covariance if self.modes else None
+
+    @property
+    def comparable_modes(self) -> tuple[int, ...]:
+        """Indices of the modes with a share of at least :data:`COMPARABLE_SHARE`."""
+        return tuple(i for i, share in enumerate(self.shares) if share >= COMPARABLE_SHARE)
+
+    def anchors(self) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        """``(mode, covariance, weight)`` of each mode with a share of at least
+        :data:`MIN_ANCHOR_SHARE`, for independence moves between them.
+
+        The weights are half the Laplace shares and half equal (renormalised over the
+        anchors): a Laplace share can be far off on a non-Gaussian mode, and every anchor
+        must keep being proposed.
+
+        Returns
+        -------
+        list of tuple
+        """
+        kept = [i for i, share in enumerate(self.shares) if share >= MIN_ANCHOR_SHARE]
+        if not kept:
+            return []
+        shares = np.array([self.shares[i] for i in kept])
+        weights = 0.5 * shares / shares.sum() + 0.5 / len(kept)
+        return [
+            (self.modes[i].mode, self.modes[i].covariance, float(w))
+            for i, w in zip(kept, weights, strict=True)
+        ]
+
+
+def draw_mode(shares: np.ndarray, rng: np.random.Generator) -> int:
+    """The index of the mode a chain starts from, drawn in proportion to ``shares``.
+
+    With one mode (or none) nothing is drawn, so the chain's generator is where it would be
+    without the start-up's search for modes.
+
+    Parameters
+    ----------
+    shares : numpy.ndarray, shape (k,)
+        Sum 1 (:func:`laplace_shares`).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    int
+    """
+    return int(rng.choice(len(shares), p=shares)) if len(shares) > 1 else 0
+
+
+def laplace_shares(modes) -> np.ndarray:
+    """Each mode's share of the posterior by its Laplace approximation.
+
+    ``p(m) sqrt(det Sigma_m)``, normalised: the mass of the Gaussian that matches the
+    log-density and its curvature at the mode.
+
+    Parameters
+    ----------
+    modes : sequence of ModeStart
+        With covariances.
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(modes),)
+    """
+    if not modes:
+        return np.empty(0)
+    log_mass = np.array([m.log_density + 0.5 * np.linalg.slogdet(m.covariance)[1] for m in modes])
+    weights = np.exp(log_mass - log_mass.max())
+    return weights / weights.sum()
 
 
 def minimum_start_up_budget(dim: int) -> int:
@@ -156,8 +268,10 @@ def gaussian_start_up(
     """Climb from ``start``; if the top is Gaussian, draw the chain's start from that Gaussian.
 
     With ``more_starts`` the climbs continue from further starts as
-    :func:`~pymc_kameleon.core.multi_start.climb_from_starts` decides, and the highest mode
-    found is the one tested.
+    :func:`~pymc_kameleon.core.multi_start.climb_from_starts` decides. Where they found
+    several separate modes, the one tested (and started from) is drawn in proportion to the
+    modes' Laplace shares; where it is not Gaussian but other modes hold a comparable share,
+    the chain still starts at that mode (:attr:`StartUp.relocates`).
 
     Parameters
     ----------
@@ -183,13 +297,17 @@ def gaussian_start_up(
     climbs = climb_from_starts(
         log_density, start, max(1, budget - reserve), more_starts, stop_at_one_mode
     )
-    found, spent = climbs.best, climbs.n_evals
-    found_modes = tuple(m.log_density for m in distinct_modes(climbs.modes))
+    spent = climbs.n_evals
+    modes = tuple(distinct_modes(climbs.modes))
+    shares = laplace_shares(modes)
+    chosen = draw_mode(shares, rng)
+    found = modes[chosen] if modes else climbs.best
 
     def result(status, point, value, mean=None, covariance=None, extra=0):
         return StartUp(
-            status, point, value, mean, covariance, spent + extra, found_modes, climbs.n_climbs,
-            climbs.highest, found.mode, found.covariance,
+            status, point, value, mean, covariance, spent + extra, modes,
+            tuple(float(s) for s in shares), chosen, climbs.n_climbs, climbs.highest,
+            climbs.n_screened,
         )  # fmt: skip
 
     if found.covariance is None:

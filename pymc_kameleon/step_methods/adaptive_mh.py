@@ -168,17 +168,16 @@ noise_check_interval, pool_warmup, start_up
         """
         self.proposal.start_from(mean, covariance)
 
-    def mix_independence(self, mode: np.ndarray, covariance: np.ndarray) -> None:
-        """A whitened warm-up mixes in independence moves about ``mode``; see the base.
+    def mix_independence(self, anchors: list[tuple[np.ndarray, np.ndarray, float]]) -> None:
+        """A whitened warm-up mixes in independence moves about the modes; see the base.
 
         Parameters
         ----------
-        mode : numpy.ndarray, shape (d,)
-        covariance : numpy.ndarray, shape (d, d)
+        anchors : list of (mode, covariance, weight)
         """
-        if self.independence != "off" and hasattr(self.proposal, "mix_independence"):
+        if anchors and self.independence != "off" and hasattr(self.proposal, "mix_independence"):
             keep = self.independence == "always"
-            self.proposal.mix_independence(mode, covariance, keep_after_warmup=keep)
+            self.proposal.mix_independence(anchors, keep_after_warmup=keep)
 
     def stop_tuning(self) -> None:
         """End warm-up: the proposal settles (e.g. its scale at the warm-up average); freeze."""

@@ -408,23 +408,26 @@ class GradientFreeStep(ArrayStepShared):
         """At a chain's first warm-up iteration: climb to a mode; return the evaluations.
 
         Where the Gaussian at the mode is trusted the chain moves to an overdispersed draw of it
-        and the Gaussian goes to :meth:`begin_from_gaussian`; otherwise the chain stays at its
-        initial point (the ordinary warm-up, as without the start-up).
+        and the Gaussian goes to :meth:`begin_from_gaussian`; where the climbs found several
+        modes of comparable mass the chain moves to one drawn in proportion to their Laplace
+        shares; otherwise the chain stays at its initial point (the ordinary warm-up, as without
+        the start-up). The modes become the anchors of independence moves
+        (:meth:`mix_independence`).
         """
         result = plan_start_up(self)
         if result is None:
             return 0
         initial_value = self.logp_current
         n_evals = result.n_evals
-        if result.uses_gaussian:
+        if result.relocates:
             self.x_current = np.asarray(result.point, dtype=self.x_current.dtype)
             self.logp_current = result.log_density
             if self.is_pseudo_marginal:  # the climb's value used its frozen noise: estimate anew
                 self.logp_current, self.noise_current = self.estimate_logp(self.x_current)
                 n_evals += 1
+        if result.uses_gaussian:
             self.begin_from_gaussian(result.mean, result.covariance)
-        if result.mode_covariance is not None:
-            self.mix_independence(result.mode, result.mode_covariance)
+        self.mix_independence(result.anchors())
         self.start_up_status = result.status
         self.start_up_warning = start_up_warning(self, result, initial_value)
         return n_evals
@@ -444,14 +447,16 @@ class GradientFreeStep(ArrayStepShared):
             The Gaussian the start-up found at a mode.
         """
 
-    def mix_independence(self, mode: np.ndarray, covariance: np.ndarray) -> None:
-        """Mix independence moves about a mode into the warm-up (the start-up calls it; a hook).
+    def mix_independence(self, anchors: list[tuple[np.ndarray, np.ndarray, float]]) -> None:
+        """Mix independence moves about modes into the warm-up (the start-up calls it; a hook).
 
         Parameters
         ----------
-        mode : numpy.ndarray, shape (d,)
-        covariance : numpy.ndarray, shape (d, d)
-            The inverse of the curvature at ``mode``.
+        anchors : list of (mode, covariance, weight)
+            Each mode the start-up found with a share of the posterior worth proposing: the
+            mode, the inverse of the curvature there, and its relative weight
+            (:meth:`~pymc_kameleon.core.start_up.StartUp.anchors`); empty where it found
+            none, and then there are no independence moves.
         """
 
     def _warning_stat(self) -> SamplerWarning | None:

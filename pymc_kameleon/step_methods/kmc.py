@@ -572,16 +572,15 @@ class KMCStep(GradientFreeStep):
         self.explore.start_from(mean, covariance)
         self.coordinates.follow(local.kernel_affine(self), self.learner)
 
-    def mix_independence(self, mode: np.ndarray, covariance: np.ndarray) -> None:
-        """The whitened warm-up's exploration moves mix in independence moves about ``mode``.
+    def mix_independence(self, anchors: list[tuple[np.ndarray, np.ndarray, float]]) -> None:
+        """The whitened warm-up's exploration moves mix in independence moves about the modes.
 
         Parameters
         ----------
-        mode : numpy.ndarray, shape (d,)
-        covariance : numpy.ndarray, shape (d, d)
+        anchors : list of (mode, covariance, weight)
         """
-        if self.warmup == "whitened" and self.independence != "off":
-            self.explore.mix_independence(mode, covariance)
+        if anchors and self.warmup == "whitened" and self.independence != "off":
+            self.explore.mix_independence(anchors)
 
     def stop_tuning(self) -> None:
         """End warm-up: fix the step-size scale at its weighted warm-up average; freeze."""

@@ -164,27 +164,55 @@ def several_modes_warning(step, result: StartUp) -> str | None:
     """
     modes = result.mode_log_densities
     name = type(step).__name__
-    fixes = (
-        f"More climbs ({name}(start_up=N) with more evaluations), more chains, or initial "
-        "values near the highest mode make that less likely."
+    searched = (
+        f"the start-up's {result.n_climbs} climbs (from the chain's initial point and from the "
+        f"best of {result.n_screened} prior draws)"
     )
     if modes and result.highest_log_density > modes[0] + UNFINISHED_CLIMB_MARGIN:
         return (
-            f"{name}: one of the start-up's {result.n_climbs} climbs (from the chain's initial "
-            "point and from draws of the prior) ran out of evaluations at log-density "
+            f"{name}: one of {searched} ran out of evaluations at log-density "
             f"{result.highest_log_density:.6g}, above the highest mode the climbs reached "
             f"({modes[0]:.6g}), which the chain starts from. That mode is probably a local one: "
-            "the chain may stay in it, and then the chains disagree (R-hat above 1.01). " + fixes
+            "the chain may stay in it, and then the chains disagree (R-hat above 1.01). "
+            + _more_climbs(name)
         )
     if len(modes) < 2:
         return None
+    comparable = result.comparable_modes
+    if len(comparable) > 1:
+        return _comparable_modes_warning(name, searched, result)
     values = ", ".join(f"{value:.6g}" for value in modes)
     return (
-        f"{name}: the start-up's {result.n_climbs} climbs (from the chain's initial point and "
-        f"from draws of the prior) found {len(modes)} separate modes, with log-densities "
-        f"{values}; the chain starts from the highest. The posterior has local modes: chains "
-        "whose climbs missed the highest may stay in a lower one, and then the chains disagree "
-        "(R-hat above 1.01). " + fixes
+        f"{name}: {searched} found {len(modes)} separate modes, with log-densities {values}; "
+        f"by their Laplace approximations all but the one at {modes[comparable[0]]:.6g}, which "
+        "the chain starts from, hold less than 1 % of the posterior. They are probably local "
+        "modes: chains whose climbs missed the main one may stay in a lower one, and then the "
+        "chains disagree (R-hat above 1.01). " + _more_climbs(name)
+    )
+
+
+def _comparable_modes_warning(name: str, searched: str, result: StartUp) -> str:
+    listed = "; ".join(
+        f"log-density {result.modes[i].log_density:.6g} (share {100 * result.shares[i]:.3g} %)"
+        for i in result.comparable_modes
+    )
+    start = result.modes[result.chosen].log_density
+    return (
+        f"{name}: {searched} found {len(result.comparable_modes)} separate modes that each hold "
+        f"a share of the posterior by their Laplace approximations: {listed}. The chain starts "
+        f"in one drawn in proportion to those shares (log-density {start:.6g}), and its "
+        "independence moves propose jumps between them, so its draws can weigh the modes; a "
+        "mode that no climb found is not visited. Check that the chains agree (R-hat below "
+        "1.01) and that every chain's warning lists the same modes; where they do not, use more "
+        f"chains, {name}(start_up=N) with more evaluations, or "
+        "pm.sample_smc(kernel=KameleonSMC), whose particles cover every mode."
+    )
+
+
+def _more_climbs(name: str) -> str:
+    return (
+        f"More climbs ({name}(start_up=N) with more evaluations), more chains, or initial "
+        "values near the highest mode make that less likely."
     )
 
 

@@ -4,6 +4,8 @@
   target of the KAMH paper;
 - :mod:`~pymc_kameleon.targets.flower`: the flower F(r0, A, omega, sigma), a ring with petals;
 - :mod:`~pymc_kameleon.targets.gaussian`: a multivariate Gaussian, for sanity checks;
+- :mod:`~pymc_kameleon.targets.mixture`: mixtures of well-separated Gaussians, whose modes'
+  weights are known (:class:`GaussianMixture`, :data:`MIXTURES`);
 - :mod:`~pymc_kameleon.targets.pseudo_marginal_models`: the two pseudo-marginal targets of the
   papers, GP classification on UCI Glass (:func:`glass_gpc_model`) and ABC with a skew-normal
   simulator (:func:`abc_skew_normal_model`), whose likelihood estimators are in
@@ -30,9 +32,12 @@ from pymc_kameleon.targets.flower import (
     sample_flower,
 )
 from pymc_kameleon.targets.gaussian import gaussian_model
+from pymc_kameleon.targets.mixture import MIXTURES, GaussianMixture, weight_zscores
 from pymc_kameleon.targets.pseudo_marginal_models import abc_skew_normal_model, glass_gpc_model
 
 __all__ = [
+    "MIXTURES",
+    "GaussianMixture",
     "abc_skew_normal_model",
     "abc_tractable_model",
     "banana_logp",
@@ -45,4 +50,5 @@ __all__ = [
     "glass_gpc_model",
     "sample_banana",
     "sample_flower",
+    "weight_zscores",
 ]

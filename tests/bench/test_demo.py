@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from pymc_kameleon import demo
@@ -88,3 +89,16 @@ def test_verdict_treats_values_equal_as_printed_as_a_tie():
     ours = make_result("KameleonStep", **{"chi2 q error": 0.0061})
     theirs = make_result("pm.Metropolis", **{"chi2 q error": 0.0058})
     assert all("chi2 q error" not in line for line in demo.verdict([ours, theirs]))
+
+
+def test_the_plot_title_names_the_banana_s_dimension(tmp_path):
+    pytest.importorskip("matplotlib")
+    rng = np.random.default_rng(0)
+    metrics = {"min bulk ESS": 10.0, "ESS / 1k evals": 1.0}
+    results = [
+        demo.DemoResult(label, rng.normal(size=(2, 50, 2)), metrics)
+        for label in ("KameleonStep", "pm.Metropolis")
+    ]
+    figure = demo.plot_samples(results, str(tmp_path / "demo.png"))
+    assert figure.get_suptitle().startswith("2-D banana B(")
+    assert (tmp_path / "demo.png").exists()

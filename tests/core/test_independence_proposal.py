@@ -132,7 +132,7 @@ def whitened_with_independence() -> WhitenedProposal:
     proposal = WhitenedProposal(IsotropicRandomWalk(3))
     proposal.plan_warmup(2000)
     proposal.start_from(MEAN, COV)
-    proposal.mix_independence(MEAN + 0.3, 1.5 * COV)
+    proposal.mix_independence([(MEAN + 0.3, 1.5 * COV, 1.0)])
     return proposal
 
 
@@ -161,7 +161,7 @@ def test_kept_independence_moves_continue_after_warmup_with_a_fixed_share():
     proposal = WhitenedProposal(IsotropicRandomWalk(3))
     proposal.plan_warmup(2000)
     proposal.start_from(MEAN, COV)
-    proposal.mix_independence(MEAN, COV, keep_after_warmup=True)
+    proposal.mix_independence([(MEAN, COV, 1.0)], keep_after_warmup=True)
     proposal.end_warmup()
     assert proposal.mixing is proposal.independence
     assert proposal.independence.frozen_weight == MAX_INDEPENDENCE_WEIGHT

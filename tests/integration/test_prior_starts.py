@@ -88,6 +88,7 @@ def test_no_prior_draws_for_flat_priors_or_pseudo_marginal_models():
 
 
 def test_a_cut_off_climb_above_the_chain_s_mode_is_a_warning_naming_both():
+    from pymc_kameleon.core.mode_start import ModeStart
     from pymc_kameleon.core.start_up import StartUp
     from pymc_kameleon.step_methods.start_up import several_modes_warning
 
@@ -95,8 +96,9 @@ def test_a_cut_off_climb_above_the_chain_s_mode_is_a_warning_naming_both():
         pass
 
     def start_up(highest):
+        mode = ModeStart(np.zeros(2), -172.5, np.eye(2), "gaussian", 300)
         return StartUp("gaussian", np.zeros(2), -172.5, np.zeros(2), np.eye(2), 900,
-                       (-172.5,), 2, highest)  # fmt: skip
+                       (mode,), (1.0,), 0, 2, highest)  # fmt: skip
 
     message = several_modes_warning(KMCStep(), start_up(-150.25))
     assert message is not None

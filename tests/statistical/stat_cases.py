@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pymc as pm
@@ -28,6 +29,8 @@ from pymc_kameleon import (
     estimator_potential,
     noisy_potential,
 )
+from pymc_kameleon._compat import rhat_array
+from pymc_kameleon.core import start_up as core_start_up
 from pymc_kameleon.core.hamiltonian import log_accept_ratio
 from pymc_kameleon.core.kernels import GaussianKernel
 from pymc_kameleon.core.proposals import (
@@ -38,6 +41,7 @@ from pymc_kameleon.core.proposals import (
 )
 from pymc_kameleon.diagnostics import ZScores, mcse_zscores
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHStep
+from pymc_kameleon.targets import MIXTURES, weight_zscores
 
 Z_TOL = 4.0
 QUANTILES = (0.1, 0.5, 0.9)
@@ -296,6 +300,23 @@ def check_noise_sd(idata, tune: int, interval: int = 100, repeats: int = 4) -> N
     assert low < total < high, (noise_sd, NOISE_SD * np.sqrt(np.array([low, high]) / total_dof))
 
 
+def mixture_truth(name: str) -> Truth:
+    """The exact mean and variance of a mixture of :data:`~pymc_kameleon.targets.MIXTURES`
+    (no quantiles: a quantile in the gap between two modes has no useful MCSE)."""
+    mixture = MIXTURES[name]
+    return Truth(mixture.mean, mixture.variance, {})
+
+
+def check_mixture_weights(idata, name: str) -> None:
+    """The fraction of draws in each component within ``Z_TOL`` MCSEs of its weight, and the
+    chains agreeing (R-hat at most 1.01): no converged-looking wrong answer (issue 46)."""
+    draws = draws_of(idata)
+    z = weight_zscores(MIXTURES[name], draws)
+    assert z.max_abs < Z_TOL, f"component weights: {z.describe()}"
+    rhat = float(np.max(rhat_array(draws)))
+    assert rhat <= 1.01, f"R-hat {rhat:.4f}: the chains disagree"
+
+
 # --------------------------------------------------------------------------------------------
 # negative controls (deliberately wrong samplers)
 class ClaimsSymmetry(Proposal):
@@ -381,7 +402,34 @@ class MonteCarloWithinMetropolis(KameleonStep):
         return super().refresh_current(x0)
 
 
+def _highest_anchor_only(result) -> list:
+    return [(result.modes[0].mode, result.modes[0].covariance, 1.0)] if result.modes else []
+
+
+class HighestModeStart(KMCStep):
+    """The start-up before issue 46: every chain starts at the highest mode its climbs found,
+    with independence moves about that mode alone (wrong on a mixture: the lighter modes' mass
+    is lost in every chain alike)."""
+
+    def _start_up(self):
+        with (
+            mock.patch.object(core_start_up, "draw_mode", lambda shares, rng: 0),
+            mock.patch.object(core_start_up.StartUp, "anchors", _highest_anchor_only),
+        ):
+            return super()._start_up()
+
+
 # --------------------------------------------------------------------------------------------
+def _mixture_case(name: str, mixture: str, step, prior_sd=None, negative=False) -> StatCase:
+    """Issue 46: a mixture of known weights, sampled with a step at its defaults."""
+    return StatCase(
+        name, model=functools.partial(MIXTURES[mixture].model, prior_sd=prior_sd), step=step,
+        truth=functools.partial(mixture_truth, mixture), tune=2000, draws=4000, seed=20261128,
+        negative_control=negative,
+        checks=() if negative else (functools.partial(check_mixture_weights, name=mixture),),
+    )  # fmt: skip
+
+
 def _cases() -> dict[str, StatCase]:
     gaussian = {"model": gaussian_model, "truth": gaussian_exact, "seed": 20261121}
     kamh_budget = {"tune": 2000, "draws": 8000}
@@ -447,6 +495,14 @@ def _cases() -> dict[str, StatCase]:
                  step=lambda: KMCStep(warmup="whitened", n_steps_range=(5, 20)), **noisy),
         StatCase("pm-monte-carlo-within-metropolis", model=native,
                  step=MonteCarloWithinMetropolis, negative_control=True, **noisy),
+        # issue 46: separate modes of known weights, each step at its defaults
+        _mixture_case("mixture-two-kmc", "two-0.3", KMCStep),
+        _mixture_case("mixture-two-kameleon", "two-0.3", KameleonStep),
+        _mixture_case("mixture-two-am", "two-0.3", AdaptiveMetropolis),
+        _mixture_case("mixture-three-kmc", "three", KMCStep, prior_sd=10.0),
+        _mixture_case("mixture-widths-kameleon", "widths", KameleonStep, prior_sd=10.0),
+        _mixture_case("mixture-three-am", "three", AdaptiveMetropolis, prior_sd=10.0),
+        _mixture_case("mixture-two-highest-mode", "two-0.3", HighestModeStart, negative=True),
     ]  # fmt: skip
     return {case.name: case for case in cases}
 

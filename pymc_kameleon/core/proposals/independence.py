@@ -18,6 +18,7 @@ would: a proposal narrower than the posterior makes an independence sampler stic
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -63,6 +64,10 @@ def student_t_log_density(u: np.ndarray, df: float) -> np.ndarray:
 class IndependenceProposal(Proposal):
     """``q(x' | x) = t_df(x'; c, A A^T)`` with ``(c, A)`` the map handed to :meth:`set_map`.
 
+    With anchors (maps kept whatever :meth:`set_map` hands in, e.g. one at each mode the
+    start-up found) ``q`` is a mixture of t's: the anchors' share in proportion to
+    ``anchor_weights``, and, once a map is followed, half to the followed map's t.
+
     Parameters
     ----------
     dim : int
@@ -70,33 +75,72 @@ class IndependenceProposal(Proposal):
     df : float, default 4.0
         Degrees of freedom of the t (heavier tails than a Gaussian; variance ``df / (df - 2)``
         times the map's covariance, twice it at 4).
+    anchor : AffineMap or sequence of AffineMap, optional
+        Maps kept whatever :meth:`set_map` hands in.
+    anchor_weights : sequence of float, optional
+        Their relative weights (default equal).
 
     Attributes
     ----------
-    affine : AffineMap or None
-        Centre and shape (None until :meth:`set_map`; the proposal cannot draw before).
+    anchors : tuple of AffineMap
+        The anchors.
+    followed : AffineMap or None
+        The last map handed in by :meth:`set_map`.
     """
 
     symmetric = False
     stats_dtypes: ClassVar[dict[str, tuple[Any, list]]] = {}
 
-    def __init__(self, dim: int, *, df: float = 4.0, anchor: AffineMap | None = None) -> None:
+    def __init__(
+        self,
+        dim: int,
+        *,
+        df: float = 4.0,
+        anchor: AffineMap | Sequence[AffineMap] | None = None,
+        anchor_weights: Sequence[float] | None = None,
+    ) -> None:
         if not (math.isfinite(df) and df > 0.0):
             raise ValueError(f"IndependenceProposal: `df` must be finite and > 0, got {df!r}.")
         self.dim = int(dim)
         self.df = float(df)
-        #: a map kept whatever :meth:`set_map` hands in (None: only the maps handed in)
-        self.anchor = anchor
-        #: the last map handed in by :meth:`set_map`
+        if anchor is None:
+            self.anchors: tuple[AffineMap, ...] = ()
+        elif isinstance(anchor, AffineMap):
+            self.anchors = (anchor,)
+        else:
+            self.anchors = tuple(anchor)
+        weights = np.ones(len(self.anchors)) if anchor_weights is None else anchor_weights
+        weights = np.asarray(weights, dtype=float)
+        if weights.shape != (len(self.anchors),) or not np.all(weights > 0.0):
+            raise ValueError(
+                "IndependenceProposal: `anchor_weights` must be positive, one per anchor, got "
+                f"{anchor_weights!r} for {len(self.anchors)} anchors."
+            )
+        #: the anchors' relative weights (sum 1)
+        self.anchor_weights = weights / weights.sum() if weights.size else weights
         self.followed: AffineMap | None = None
 
     @property
+    def anchor(self) -> AffineMap | None:
+        """The first anchor (None without one)."""
+        return self.anchors[0] if self.anchors else None
+
+    @property
     def maps(self) -> tuple[AffineMap, ...]:
-        """The maps whose t's are mixed, with equal weights: the anchor and the followed map."""
-        return tuple(m for m in (self.anchor, self.followed) if m is not None)
+        """The maps whose t's are mixed: the anchors, then the followed map."""
+        return self.anchors + (() if self.followed is None else (self.followed,))
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The mixture weight of each of :attr:`maps` (the followed map's is 1/2)."""
+        if self.followed is None:
+            return self.anchor_weights.copy()
+        if not self.anchors:
+            return np.ones(1)
+        return np.append(0.5 * self.anchor_weights, 0.5)
 
     def set_map(self, affine: AffineMap | None) -> None:
-        """Centre and shape a t by ``affine`` from now on (mixed with the anchor's, if any).
+        """Centre and shape a t by ``affine`` from now on (mixed with the anchors', if any).
 
         Parameters
         ----------
@@ -112,7 +156,12 @@ class IndependenceProposal(Proposal):
             )
         z = rng.standard_normal((n, self.dim))
         u = z / np.sqrt(rng.chisquare(self.df, size=(n, 1)) / self.df)
-        which = rng.integers(len(maps), size=n) if len(maps) > 1 else np.zeros(n, dtype=int)
+        if len(self.anchors) > 1:
+            which = rng.choice(len(maps), size=n, p=self.weights)
+        elif len(maps) > 1:  # one anchor and the followed map: equal weights
+            which = rng.integers(len(maps), size=n)
+        else:
+            which = np.zeros(n, dtype=int)
         x = np.empty_like(u)
         for k, affine in enumerate(maps):
             x[which == k] = affine.to_states(u[which == k])
@@ -120,8 +169,13 @@ class IndependenceProposal(Proposal):
 
     def _log_q(self, x: np.ndarray) -> np.ndarray:
         """Log-density of the mixture of the maps' t's at each row of ``x`` (``(n, d)``)."""
-        terms = [student_t_log_density(m.to_kernel(x), self.df) - m.log_det for m in self.maps]
-        return np.logaddexp.reduce(np.array(terms), axis=0) - math.log(len(terms))
+        terms = np.array(
+            [student_t_log_density(m.to_kernel(x), self.df) - m.log_det for m in self.maps]
+        )
+        weights = self.weights
+        if np.all(weights == weights[0]):  # (equal weights: the sum as it always was)
+            return np.logaddexp.reduce(terms, axis=0) - math.log(len(terms))
+        return np.logaddexp.reduce(terms + np.log(weights)[:, None], axis=0)
 
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         """Draw a candidate from the t, whatever ``x`` is.
@@ -205,16 +259,16 @@ class IndependenceProposal(Proposal):
         -------
         numpy.ndarray, shape (d, d)
         """
-        maps = self.maps
+        maps, weights = self.maps, self.weights
         if self.df <= 2.0:
             return np.full((self.dim, self.dim), np.inf)
-        centre = np.mean([m.shift for m in maps], axis=0)
+        centre = np.average([m.shift for m in maps], axis=0, weights=weights)
         parts = [
             self.df / (self.df - 2.0) * m.matrix @ m.matrix.T
             + np.outer(m.shift - centre, m.shift - centre)
             for m in maps
         ]
-        return np.mean(parts, axis=0)
+        return np.average(parts, axis=0, weights=weights)
 
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
         """Nothing to learn: the map is handed in by :meth:`set_map`.

@@ -28,6 +28,7 @@ they keep doubling until warm-up ends and an unfinished last window is dropped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -319,29 +320,34 @@ class WhitenedProposal(Proposal):
         self._use_map(whitening_map(mean, covariance))
 
     def mix_independence(
-        self, mean: np.ndarray, covariance: np.ndarray, keep_after_warmup: bool = False
+        self,
+        anchors: Sequence[tuple[np.ndarray, np.ndarray, float]],
+        keep_after_warmup: bool = False,
     ) -> None:
-        """Mix warm-up moves of a Student t at ``mean`` with shape ``covariance`` into every move.
+        """Mix moves of Student t's at modes into every move.
 
-        For a chain whose start-up found a mode and its curvature, Gaussian or not: the t
-        (:class:`~pymc_kameleon.core.proposals.independence.IndependenceProposal`) proposes
-        nearly independent draws wherever the posterior is roughly elliptical about the mode,
-        so that the warm-up's history covers the posterior; its share follows its acceptance
+        For a chain whose start-up found modes and their curvatures, Gaussian or not: the t's
+        (:class:`~pymc_kameleon.core.proposals.independence.IndependenceProposal`), one at each
+        mode, propose nearly independent draws wherever the posterior is roughly elliptical
+        about its modes, so that the warm-up's history covers the posterior and the chain can
+        jump between separate modes; their share follows their acceptance
         (:class:`~pymc_kameleon.core.proposals.independence.IndependenceMixing`). Each window
-        adds its moments' t to the mode's (a defensive mixture: the mode's t keeps covering
+        adds its moments' t to the modes' (a defensive mixture: the modes' t's keep covering
         the posterior if a window's estimate is poor).
 
         Parameters
         ----------
-        mean : numpy.ndarray, shape (d,)
-        covariance : numpy.ndarray, shape (d, d)
-            Symmetric positive definite.
+        anchors : sequence of (mean, covariance, weight)
+            Each mode's centre (shape (d,)), shape (symmetric positive definite, (d, d)) and
+            relative weight (> 0).
         keep_after_warmup : bool, default False
             Keep the independence moves after warm-up, with their share and t's fixed there;
             otherwise they stop with warm-up.
         """
-        anchor = whitening_map(mean, covariance)
-        self.independence = IndependenceMixing(IndependenceProposal(self.dim, anchor=anchor))
+        maps = [whitening_map(mean, covariance) for mean, covariance, _ in anchors]
+        weights = [weight for _, _, weight in anchors]
+        proposal = IndependenceProposal(self.dim, anchor=maps, anchor_weights=weights)
+        self.independence = IndependenceMixing(proposal)
         self.keep_independence = bool(keep_after_warmup)
 
     def _use_initial_map(self) -> None:
