@@ -481,15 +481,16 @@ def test_basis_is_capped_at_the_stored_states():
     with pm.Model():
         pm.Normal("x", 0.0, 1.0, shape=2)
         step = KMCStep(n_history=5000)
-        result = pm.sample(
-            tune=300,
-            draws=700,
-            chains=1,
-            step=step,
-            random_seed=1,
-            progressbar=False,
-            compute_convergence_checks=False,
-        )
+        with pytest.warns(UserWarning, match=r"n_history=5000\): warm-up stores at most 300"):
+            result = pm.sample(
+                tune=300,
+                draws=700,
+                chains=1,
+                step=step,
+                random_seed=1,
+                progressbar=False,
+                compute_convergence_checks=False,
+            )
     n_basis = result.sample_stats["n_basis"].values
     assert 0 < n_basis.max() <= REPEATED_BASIS_LIMIT
     assert step.history.size > REPEATED_BASIS_LIMIT  # (the kept draws entered the history)
