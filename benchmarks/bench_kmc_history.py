@@ -10,12 +10,20 @@ the peak's rise over the resident size before the call
 basis used (the ``n_basis`` stat). The table gives each size's ratio to the first
 ``--n-history`` at the same number of draws, all from one invocation. A short untimed run
 comes first: the first process compiles and caches the model's and the surrogate's code
-(PyTensor, Numba), which cost the first timed run 2.2 s of CPU time and 50 MB in one run.
+(PyTensor, Numba); before it was added, that cost the first timed run 2.2 s of CPU time and
+50 MB.
+
+With ``--fit-sizes`` it instead times one lite fit
+(:func:`~pymc_kameleon.core.surrogates.lite.lite_fit`, what each refit solves) on that many
+standard normal states in each of ``--fit-dims`` dimensions: CPU time and the peak of the
+memory NumPy allocates for it (``tracemalloc``).
 
 Usage::
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_kmc_history.py \
         [--n-history 500 5000] [--draws 1000 3000 5000] [--tune 300] [--seed 1] [--out FILE]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_kmc_history.py \
+        --fit-sizes 500 1000 2000 3000 5000 [--fit-dims 2 10]
 
 With ``--out`` one JSON line per run is appended to the file.
 """
@@ -62,6 +70,30 @@ def measure(task: tuple[int, int, int, int]) -> dict:
     }  # fmt: skip
 
 
+def fit_costs(sizes: list[int], dims: list[int]) -> str:
+    """Markdown table of one lite fit's CPU time and peak allocation at each size."""
+    import tracemalloc
+
+    import numpy as np
+
+    from pymc_kameleon.core.surrogates.lite import lite_fit
+
+    rng = np.random.default_rng(0)
+    lines = ["| d | n | CPU s | peak MB |", "|---|---|---|---|"]
+    for d in dims:
+        for n in sizes:
+            states = rng.standard_normal((n, d))
+            tracemalloc.start()
+            start = time.process_time()
+            lite_fit(states, lengthscale=1.0, ridge=1.0)
+            cpu = time.process_time() - start
+            peak = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+            lines.append(f"| {d} | {n} | {cpu:.3f} | {peak:.0f} |")
+            print(lines[-1], flush=True)
+    return "\n".join(lines)
+
+
 def table(records: list[dict]) -> str:
     """Markdown table: each run, and its ratios to the first size at the same draws."""
     lines = [
@@ -92,13 +124,19 @@ def main() -> None:
     parser.add_argument("--tune", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--fit-sizes", type=int, nargs="+", help="time one lite fit instead")
+    parser.add_argument("--fit-dims", type=int, nargs="+", default=[2, 10])
     args = parser.parse_args()
+    if args.fit_sizes:
+        worker_init()
+        print(fit_costs(args.fit_sizes, args.fit_dims))
+        return
     # the sizes alternate within each number of draws: a burst of load hits both alike
     tasks = [(n, args.tune, d, args.seed) for d in args.draws for n in args.n_history]
     records = []
     context = multiprocessing.get_context("fork")
     with context.Pool(1, initializer=worker_init, maxtasksperchild=1) as pool:
-        pool.apply(measure, ((args.n_history[0], 50, 50, args.seed),))  # fills the caches
+        pool.apply(measure, ((args.n_history[0], args.tune, 50, args.seed),))  # fills the caches
         for record in pool.imap(measure, tasks):
             records.append(record)
             line = json.dumps(record, default=json_default)

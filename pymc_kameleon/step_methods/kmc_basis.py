@@ -19,9 +19,9 @@ from pymc_kameleon.step_methods.arguments import caller_stacklevel
 
 __all__ = ["LARGE_BASIS", "warmup_state_bound", "warn_basis_size"]
 
-#: a basis above this is warned about when refits follow warm-up: one refit took 0.8 s (d = 2)
-#: to 1.9 s (d = 10) of CPU time at 2000 points, 40 times the default's 500, and 8 s and 1.1 GB
-#: at 5000 (d = 2); BENCHMARKS.md, issue 46
+#: a basis above this is warned about when refits follow warm-up: one refit took 0.9 s (d = 2)
+#: to 2.1 s (d = 10) of CPU time at 2000 points, 27-39 times one at the default's 500, and 9 s
+#: and 1.1 GB at 5000 (d = 2); BENCHMARKS.md, issue 46
 LARGE_BASIS = 2000
 
 
@@ -73,7 +73,7 @@ def warn_basis_size(step: Any) -> None:
         message = (
             f"KMCStep(n_history={n}): every refit of the lite surrogate after warm-up fits "
             f"{basis} basis points, at O(d n^3) time and O(d n^2) memory (at n = 5000 and d = 2 "
-            "about 8 s and 1.1 GB), and adaptation='vanishing' refits about 2 * sqrt(T) times "
+            "about 9 s and 1.1 GB), and adaptation='vanishing' refits about 2 * sqrt(T) times "
             "in T iterations. Lower n_history (the default is 500), use estimator='finite' "
             "(its cost does not grow with the history), or adaptation='tune' (no refits after "
             "warm-up)."
