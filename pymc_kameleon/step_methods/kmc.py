@@ -44,6 +44,7 @@ from pymc_kameleon.step_methods.base import (
     GradientFreeStep,
     check_initial_history,
 )
+from pymc_kameleon.step_methods.kmc_basis import warn_basis_size
 from pymc_kameleon.step_methods.kmc_metropolis import (
     follow_kept_states,
     independence_after_warmup,
@@ -149,9 +150,12 @@ class KMCStep(GradientFreeStep):
         The surrogate (see above).
     n_history : int, default 500
         Lite: size :math:`n` of the history subsample the surrogate is built on (drawn with
-        replacement). Above 500 it is at most the number of states stored so far (warm-up
-        iterations and ``initial_history``), since more would only repeat states at a cost
-        quadratic in :math:`n`.
+        replacement). Above 500 it is at most the number of states stored so far during
+        warm-up, and at most the number stored by its end (warm-up iterations and
+        ``initial_history``) afterwards: more would repeat states, and each refit costs
+        :math:`O(d n^3)` time and :math:`O(d n^2)` memory. At a chain's first iteration a
+        warning says when ``n_history`` is more than warm-up can store, or when a refit after
+        warm-up would fit more than 2000 points.
     n_features : int, default 500
         Finite: number :math:`m` of random Fourier features.
     lengthscale : "cv" or float, default "cv"
@@ -196,8 +200,9 @@ class KMCStep(GradientFreeStep):
     adaptation : {"vanishing", "tune"}, AdaptationSchedule or callable, default "vanishing"
         ``"vanishing"`` (the KMC paper's Algorithm 1): learn from every warm-up state; after
         warm-up every kept state enters the history, and at iteration :math:`t` the surrogate
-        is refitted on a fresh subsample of it (lite) or absorbs the state (finite) with
-        probability :math:`p_t = (t+1)^{-1/2}`, and with ``independence="always"`` the
+        is refitted on a fresh subsample of it (lite: no larger than the last warm-up fit
+        could be, see ``n_history``) or absorbs the state (finite) with probability
+        :math:`p_t = (t+1)^{-1/2}`, and with ``independence="always"`` the
         independence moves' followed t takes the mean and covariance of the states kept since
         warm-up. The length scale, mass, step size and independence share stay at their
         warm-up values. :math:`p_t \to 0` while :math:`\sum_t p_t` diverges, so the chain
@@ -610,6 +615,8 @@ class KMCStep(GradientFreeStep):
         """
         logp_evals = self._refresh_current(q0.data)
         self.extra_evals = local.score_pilot(self) if self.iteration == 0 else 0
+        if self.iteration == 0:
+            warn_basis_size(self)
         if self.iteration == 0 and self.surrogate is None and self.initial_history is not None:
             # the fit on initial_history chooses the hyperparameters as a warm-up refit, even
             # with tune=0

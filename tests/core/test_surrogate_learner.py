@@ -297,3 +297,39 @@ def test_keep_without_a_fit_waits_for_adapt_start():
     assert learner.surrogate is None
     assert learner.keep(rng.standard_normal(D), SETTINGS.adapt_start, rng, adapt=True) is True
     assert learner.surrogate is not None
+
+
+def test_after_warmup_the_lite_basis_stays_at_what_warmup_allowed():
+    """Issue 46: kept draws enter the history, but a refit's basis no longer grows with them."""
+    learner = learner_with(n_history=5000, adapt_start=200, capacity=1000)
+    rng = np.random.default_rng(3)
+    feed(learner, 300, rng)  # a 300-iteration warm-up
+    assert learner.n_basis == 500  # (the default's size, drawn with repetition)
+    values = learner.history.values
+    for t in range(3000):  # vanishing adaptation: every kept state is learned
+        learner.keep(rng.standard_normal(D), 300 + t, rng, adapt=False)
+    assert learner.warmup_states == 300 and learner.n_learned == 3300
+    assert learner.keep(rng.standard_normal(D), 3300, rng, adapt=True)
+    assert learner.n_basis == learner.basis_size("lite") == 500  # it was 1000, the stored states
+    # the history is a reservoir: its memory is fixed, whatever the number of kept states
+    assert learner.history.values is values and learner.history.size == 1000
+    assert np.count_nonzero(learner.history.iterations >= 300) > 600  # drawn from the kept too
+
+
+def test_after_a_longer_warmup_the_lite_basis_is_the_states_it_stored():
+    learner, rng = learner_with(n_history=5000, capacity=5000), np.random.default_rng(4)
+    feed(learner, 700, rng)
+    assert learner.basis_size("lite") == 5000  # (in warm-up from_history caps it at the states)
+    assert learner.n_basis == 518  # the states stored at the last warm-up fit
+    for t in range(400):
+        learner.keep(rng.standard_normal(D), 700 + t, rng, adapt=False)
+    learner.keep(rng.standard_normal(D), 1100, rng, adapt=True)
+    assert learner.warmup_states == 700 and learner.n_basis == 700
+    assert learner.basis_size("finite") == SETTINGS.n_features  # the finite fit is not capped
+
+
+def test_the_default_basis_size_is_unchanged_after_warmup():
+    learner, rng = learner_with(n_history=500, capacity=5000), np.random.default_rng(5)
+    feed(learner, 100, rng)
+    learner.keep(rng.standard_normal(D), 100, rng, adapt=True)
+    assert learner.warmup_states == 100 and learner.n_basis == 500

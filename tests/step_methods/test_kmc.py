@@ -476,21 +476,24 @@ def test_fixed_lengthscale_and_diagonal_mass_run():
 
 
 def test_basis_is_capped_at_the_stored_states():
-    """``n_history`` far above the warm-up (5000 from 300 states) must not cost 5000 points."""
+    """``n_history`` far above the warm-up (5000 from 300 states) must not cost 5000 points,
+    nor grow with the kept draws after warm-up (issue 46: 3300 points after 3000 draws)."""
     with pm.Model():
         pm.Normal("x", 0.0, 1.0, shape=2)
         step = KMCStep(n_history=5000)
-        result = pm.sample(
-            tune=300,
-            draws=20,
-            chains=1,
-            step=step,
-            random_seed=1,
-            progressbar=False,
-            compute_convergence_checks=False,
-        )
+        with pytest.warns(UserWarning, match=r"n_history=5000\): warm-up stores at most 300"):
+            result = pm.sample(
+                tune=300,
+                draws=700,
+                chains=1,
+                step=step,
+                random_seed=1,
+                progressbar=False,
+                compute_convergence_checks=False,
+            )
     n_basis = result.sample_stats["n_basis"].values
     assert 0 < n_basis.max() <= REPEATED_BASIS_LIMIT
+    assert step.history.size > REPEATED_BASIS_LIMIT  # (the kept draws entered the history)
 
 
 def test_from_history_draws_at_most_the_stored_states_beyond_the_default_size():

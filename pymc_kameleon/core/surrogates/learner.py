@@ -11,7 +11,11 @@ The policy of Kernel HMC's warm-up, without PyMC:
   (``diagonal_mass``), ``"auto"`` switches from lite to finite once ``2 * n_features`` states are
   learned, and the length scale is re-chosen by cross-validation at the first refit and whenever
   the learned states have doubled since the last choice;
-* the surrogate scale :math:`\\beta` (``surrogate_scale``) is calibrated on warm-up proposals.
+* the surrogate scale :math:`\\beta` (``surrogate_scale``) is calibrated on warm-up proposals;
+* after warm-up (:meth:`SurrogateLearner.keep`) every kept state enters the history, and a refit
+  draws its lite basis from all of it, but never more points than the end of warm-up allowed
+  (:meth:`SurrogateLearner.basis_size`): each refit costs :math:`O(d n^3)` in its basis size,
+  and vanishing adaptation refits about :math:`2\\sqrt{T}` times in :math:`T` iterations.
 
 Vocabulary: ``lengthscale`` is the Gaussian kernel's length scale :math:`\\ell`, ``ridge`` the
 ridge of the score-matching fit (``lite_ridge`` absolute, ``finite_ridge`` scale-free, see
@@ -39,6 +43,7 @@ from pymc_kameleon.core.hamiltonian import DiagonalMetric, LeapfrogResult, leapf
 from pymc_kameleon.core.history import ChainHistory
 from pymc_kameleon.core.surrogates import SURROGATES, Surrogate, make_surrogate
 from pymc_kameleon.core.surrogates.lengthscale_cv import select_lengthscale
+from pymc_kameleon.core.surrogates.lite import REPEATED_BASIS_LIMIT
 
 __all__ = [
     "ESTIMATORS",
@@ -233,6 +238,8 @@ class SurrogateLearner:
         The calibrated factor :math:`\\beta` on the surrogate gradient.
     n_learned : int
         Number of states learned so far.
+    warmup_states : int or None
+        States stored when warm-up ended (None during warm-up); bounds the lite basis after it.
     """
 
     def __init__(self, settings: LearnerSettings, dim: int) -> None:
@@ -253,6 +260,7 @@ class SurrogateLearner:
         self.lengthscale_chosen_at = 0
         self.surrogate_scale = 1.0
         self.calibration_sums = np.zeros(3)
+        self.warmup_states: int | None = None
 
     @property
     def n_basis(self) -> int:
@@ -324,6 +332,8 @@ class SurrogateLearner:
         bool
             Whether the surrogate changed.
         """
+        if self.warmup_states is None:  # the first state kept: warm-up has just ended
+            self.warmup_states = self.history.size
         if self.surrogate is not None and self.surrogate.online:
             if adapt:
                 self.record(x, iteration, rng)
@@ -452,9 +462,37 @@ class SurrogateLearner:
             self.history,
             rng,
             lengthscale=self.lengthscale,
-            n_basis=self.settings.n_basis(name),
+            n_basis=self.basis_size(name),
             ridge=self.settings.ridge(name),
         )
+
+    def basis_size(self, name: str) -> int:
+        """Most basis points (lite) or features (finite) the next fit of ``name`` uses.
+
+        Lite: ``n_history``, but above
+        :data:`~pymc_kameleon.core.surrogates.lite.REPEATED_BASIS_LIMIT` at most the stored
+        states (:meth:`LiteSurrogate.from_history
+        <pymc_kameleon.core.surrogates.lite.LiteSurrogate.from_history>`), and after warm-up at
+        most those stored when it ended. The kept draws still enter the history, so each refit
+        after warm-up draws its basis afresh from every state so far, as vanishing adaptation
+        asks; but its size no longer grows with them: a refit costs :math:`O(d n^3)` time and
+        :math:`O(d n^2)` memory, and ``n_history=5000`` after a 300-iteration warm-up grew to
+        3300 points in 3000 draws: 16 times the CPU time and 2.8 times the peak memory of
+        ``n_history=500``, for about the same ESS (BENCHMARKS.md, issue 46).
+
+        Parameters
+        ----------
+        name : str
+            A surrogate name: ``"lite"``, or any other (the finite one).
+
+        Returns
+        -------
+        int
+        """
+        n = self.settings.n_basis(name)
+        if name != "lite" or self.warmup_states is None:
+            return n
+        return min(n, max(REPEATED_BASIS_LIMIT, self.warmup_states))
 
     def calibrate(self, x: np.ndarray, x_new: np.ndarray, logp_change: float) -> None:
         """Learn the surrogate scale ``beta`` that best predicts true log-density differences.

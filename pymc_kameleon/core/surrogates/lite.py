@@ -415,7 +415,9 @@ class LiteSurrogate(Surrogate):
         Beyond :data:`REPEATED_BASIS_LIMIT` points, at most ``history.size`` are drawn: more
         basis points than stored states only repeat states, at a cost quadratic in their number
         (``n_history=5000`` after a 300-iteration warm-up took 17 times as long and 1.7 GB). Up
-        to that limit the draws may repeat states, as the defaults were tuned with.
+        to that limit the draws may repeat states, as the defaults were tuned with. After
+        warm-up the learner passes at most the size warm-up's states allowed
+        (:meth:`~pymc_kameleon.core.surrogates.learner.SurrogateLearner.basis_size`).
 
         Parameters
         ----------
