@@ -147,7 +147,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
 
     Sampler statistics: ``accept``, ``accepted`` (0.0/1.0), ``scaling`` (:math:`s`),
     ``model_logp``, ``logp_evals``, ``start_up`` (the start-up's outcome, constant over a chain:
-    0 did not run, 1 Gaussian start, 2-7 fallbacks, see
+    0 did not run, 1 Gaussian start, 2-8 fallbacks, see
     :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`), ``invalid_proposal``; with
     ``warmup="classic"`` ``n_history`` (states in the running covariance), with
     ``warmup="whitened"`` ``warmup_stage`` (0 per-coordinate start, 1 covariance windows, 2

@@ -229,7 +229,7 @@ class KameleonStep(AdaptiveMHStep):
     (:math:`\nu^2`), ``bandwidth``, ``n_history`` (rows of :math:`z` in use), ``model_logp``,
     ``logp_evals`` (log-density evaluations this iteration, the start-up's included at the
     first), ``start_up`` (the start-up's outcome, constant over a chain: 0 did not run, 1
-    Gaussian start, 2-7 fallbacks, see :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`),
+    Gaussian start, 2-8 fallbacks, see :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`),
     and ``invalid_proposal`` (the proposal had a NaN/-inf log-density and was rejected). With
     ``warmup="whitened"`` there are more: ``warmup_stage`` (0 per-coordinate start, 1 covariance
     windows, 2 settling, 3 frozen), ``n_windows`` (window estimates used so far), ``component``

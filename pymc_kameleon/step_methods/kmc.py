@@ -317,7 +317,7 @@ class KMCStep(GradientFreeStep):
     :math:`H` at the start), ``diverging`` (the trajectory left the finite numbers, the end
     point has a NaN/-inf log-density, or the energy error exceeded 1000; never accepted),
     ``model_logp``, ``logp_evals`` (model log-density evaluations this iteration), ``start_up``
-    (the start-up's outcome, constant over a chain: 0 did not run, 1 Gaussian start, 2-7
+    (the start-up's outcome, constant over a chain: 0 did not run, 1 Gaussian start, 2-8
     fallbacks, see :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`),
     ``surrogate_grad_evals``, ``lengthscale`` and ``n_basis`` (basis points or features of the
     surrogate in use; 0 before the first fit), and ``surrogate_scale`` (the calibrated factor
