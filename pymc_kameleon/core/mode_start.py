@@ -55,7 +55,7 @@ _NOISE_GAIN = 0.1
 #: smallest eigenvalue magnitude, relative to the largest, a climbing step divides by (a
 #: longley ridge's is about 1e-10: it must be followed, not damped away)
 _EIGEN_FLOOR = 1e-12
-#: what probing a coordinate returns next to a bound of the support that a climb would end on
+#: what probing a coordinate returns with a bound of the support a short step away both ways
 _BOUND = "bound"
 
 
@@ -77,9 +77,9 @@ class ModeStart:
         ran out), ``"out_of_budget"`` (the evaluations ran out; ``mode`` is the best point
         found), ``"no_curvature"`` (a coordinate along which the log-density does not curve
         down: flat, or curving up as at a saddle), or ``"non_finite_start"`` (the log-density
-        at the start is not finite), or ``"near_bound"`` (a difference step from the point
-        reached ends where the log-density is -inf, as next to a bound of the support: no
-        Gaussian fits there).
+        at the start is not finite), or ``"near_bound"`` (the climb ran into a bound of the
+        support: a Newton step, or a difference step at a mode, ends where the log-density is
+        -inf, as next to the truncation point of a truncated likelihood; no Gaussian fits).
     n_evals : int
         Log-density evaluations spent, search and curvature together.
     """
@@ -147,8 +147,8 @@ def conditional_scales(
     -------
     numpy.ndarray of shape (d,), or None
         None if some coordinate shows no drop (flat) or no finite one within the probes, or
-        if the log-density is -inf within a step too short for a drop of 0.5 and rises
-        toward there (next to a bound of the support).
+        if the log-density is -inf both ways within a step too short for a drop of 0.5
+        (bounds of the support on both sides).
     """
     probes = _probe(log_density, mode, value_at_mode, initial)
     return None if probes is None or probes is _BOUND else probes.scales
@@ -485,11 +485,11 @@ def _line_search(counted, x, value, step):
     """``(x + t step, its value, blocked)`` for the first ``t = 1, 1/2, ...`` that raises the
     log-density (``x`` and ``value`` if none does); ``blocked``: the full step ends at -inf."""
     t = 1.0
-    blocked = False
     for halving in range(_MAX_HALVINGS):
         trial = x + t * step
         trial_value = counted(trial)
-        blocked = blocked or (halving == 0 and trial_value == -math.inf)
+        if halving == 0:
+            blocked = trial_value == -math.inf  # (_Counted reads NaN as -inf)
         if trial_value > value:
             return trial, trial_value, blocked
         t *= 0.5
