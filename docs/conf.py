@@ -86,7 +86,7 @@ numpydoc_validation_exclude = {
     r"\.(TuningOnly|VanishingAdaptation)\.probability$",
     r"\.(LiteSurrogate|FiniteScoreMatching)\.trajectory$",
     # PyTensor Op methods (their contract is PyTensor's)
-    r"\.(make_node|perform|make_thunk|infer_shape|L_op)$",
+    r"\.(make_node|perform|make_thunk|infer_shape|L_op|pullback)$",
     # result records (named tuples and dataclasses returned by functions, never built by hand)
     r"\.LeapfrogResult$",
     r"\.MHDecision$",

@@ -40,6 +40,13 @@
 - PyTensor 3 calls ``Op.infer_shape(node, input_shapes)`` and warns about an ``fgraph`` first
   parameter; PyTensor 2 calls ``infer_shape(fgraph, node, input_shapes)``. Our Ops take
   ``*args`` and read the shapes from the last one (:func:`infer_shape_input_shapes`).
+- PyTensor 3 differentiates an Op through ``Op.pullback(inputs, outputs, cotangents)``, and an
+  Op that still overrides ``L_op`` or ``grad`` gets a FutureWarning saying they will stop being
+  called; PyTensor 2 has no ``pullback`` and calls ``L_op``. Our Ops subclass
+  :class:`PullbackOp` and implement ``pullback`` only: on PyTensor 2 its ``L_op`` forwards to it.
+- PyTensor 3 warns (DeprecationWarning) when a ``RandomVariable`` is called without an explicit
+  generator, or returns its draw without the next generator (``return_next_rng=True``);
+  PyTensor 2 has neither argument. :func:`random_draw` calls one the quiet way on both.
 - PyTensor 3 rewrites some graphs into a different order of floating-point operations (for
   example ``x / ell`` into ``x * (1 / ell)``, and a scale lifted out of an outer product):
   results agree to rounding, which an ill-conditioned computation may amplify (the latent GP of
@@ -79,16 +86,21 @@ from pymc.step_methods.compound import Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
 from pymc.util import get_value_vars_from_user_vars
 from pymc.vartypes import continuous_types
+from pytensor.graph.op import Op
+from pytensor.tensor.random.op import RandomVariable
 
 __all__ = [
     "ARVIZ_MAJOR",
     "EMIT_TUNE_STAT",
+    "OP_HAS_PULLBACK",
     "PYMC_MAJOR",
     "RESULT_TYPES",
+    "RV_RETURNS_NEXT_RNG",
     "SLICE_MAX_STEPS",
     "TAIL_PROBS",
     "ArrayStepShared",
     "Competence",
+    "PullbackOp",
     "RaveledVars",
     "SamplerWarning",
     "StepMethodState",
@@ -107,6 +119,7 @@ __all__ = [
     "mcse_array",
     "modelcontext",
     "posterior_dataset",
+    "random_draw",
     "register_step_method",
     "result_from_groups",
     "result_groups",
@@ -220,6 +233,54 @@ def sequential_chain() -> tuple[Any, int] | None:
         return None
     finally:
         del frame
+
+
+#: PyTensor 3 differentiates Ops through ``Op.pullback``; PyTensor 2 through ``Op.L_op``
+OP_HAS_PULLBACK = hasattr(Op, "pullback")
+#: PyTensor 3's RandomVariables take ``return_next_rng`` (and warn without it)
+RV_RETURNS_NEXT_RNG = "return_next_rng" in inspect.signature(RandomVariable.__call__).parameters
+
+
+class PullbackOp(Op):
+    """An Op whose reverse-mode derivative is its ``pullback`` method, on PyTensor 2 and 3.
+
+    Subclasses implement ``pullback(inputs, outputs, cotangents)`` (PyTensor 3's name and
+    signature) and neither ``L_op`` nor ``grad``: PyTensor 3 warns about those and will stop
+    calling them. PyTensor 2 only knows ``L_op``, which forwards to ``pullback`` here.
+    """
+
+    if not OP_HAS_PULLBACK:
+
+        def L_op(self, inputs, outputs, output_grads):
+            """PyTensor 2's name for the pullback."""
+            return self.pullback(inputs, outputs, output_grads)
+
+
+def random_draw(rv_op: RandomVariable, *args: Any, **kwargs: Any) -> Any:
+    """A draw of a PyTensor ``RandomVariable`` with a fresh shared generator of its own.
+
+    PyTensor 3 is given the generator explicitly and asked for ``(next_rng, draw)`` (what PyMC
+    6 does for ``.dist()``), which silences its two DeprecationWarnings; PyTensor 2 creates the
+    same kind of generator itself when none is given.
+
+    Parameters
+    ----------
+    rv_op : RandomVariable
+        Such as ``pytensor.tensor.random.basic.integers``.
+    *args, **kwargs
+        Its parameters (``size``, ``dtype``, ``name``, ...).
+
+    Returns
+    -------
+    pytensor TensorVariable
+        The draw.
+    """
+    if not RV_RETURNS_NEXT_RNG:
+        return rv_op(*args, **kwargs)
+    from pytensor.tensor.random.variable import shared_rng
+
+    _next_rng, draw = rv_op(*args, rng=shared_rng(seed=None), return_next_rng=True, **kwargs)
+    return draw
 
 
 def infer_shape_input_shapes(args: tuple) -> Any:

@@ -39,14 +39,15 @@ import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 from pytensor.graph.basic import Apply, Variable
-from pytensor.graph.op import Op
 from pytensor.graph.replace import graph_replace
 from pytensor.tensor.random.basic import integers
 
 from pymc_kameleon._compat import (
+    PullbackOp,
     ancestors,
     infer_shape_input_shapes,
     modelcontext,
+    random_draw,
     rvs_in_graph,
 )
 
@@ -152,7 +153,7 @@ def allow_noisy_evaluation() -> Iterator[None]:
         _evaluation_allowed.reset(token)
 
 
-class NoisyTermGuard(Op):
+class NoisyTermGuard(PullbackOp):
     """Identity Op that marks a stochastic likelihood estimate and refuses evaluation.
 
     :func:`noisy_potential` and :func:`estimator_potential` wrap their term in it. Compiling a
@@ -250,10 +251,15 @@ class NoisyTermGuard(Op):
         """
         return infer_shape_input_shapes(args)
 
-    def L_op(self, inputs, outputs, output_grads):
-        """Refuse, unless inside :func:`allow_noisy_evaluation` (then the identity's gradient)."""
+    def pullback(self, inputs, outputs, cotangents):
+        """Refuse, unless inside :func:`allow_noisy_evaluation` (then the identity's gradient).
+
+        PyMC decides whether NUTS may sample a variable by differentiating the model's
+        log-density: this refusal is what keeps it away (PyTensor 2 reaches it through
+        ``L_op``, see :class:`~pymc_kameleon._compat.PullbackOp`).
+        """
         if noisy_evaluation_allowed():
-            return [output_grads[0]]
+            return [cotangents[0]]
         raise NotImplementedError(self.gradient_message())
 
     def __str__(self) -> str:
@@ -448,7 +454,7 @@ def noisy_potential(name: str, log_estimate: Any, model=None) -> Variable:
     return pm.Potential(name, _guard(log_estimate, name, "noisy_potential", model), model=model)
 
 
-class EstimatorOp(Op):
+class EstimatorOp(PullbackOp):
     """Gradient-free PyTensor Op around a NumPy ``estimate(theta, rng) -> log p_hat``.
 
     Inputs are a 64-bit integer seed followed by the parameter tensors; the output is a float64
@@ -507,7 +513,7 @@ class EstimatorOp(Op):
         value = self.estimate(theta, np.random.default_rng(int(seed)))
         output_storage[0][0] = np.asarray(_as_log_estimate(value, self.estimate), dtype="float64")
 
-    def grad(self, inputs, output_gradients):
+    def pullback(self, inputs, outputs, cotangents):
         """Refuse: an estimated likelihood has no usable gradient."""
         raise NotImplementedError(
             "An estimated log-likelihood (estimator_potential) has no gradient. Sample the model "
@@ -607,7 +613,7 @@ def estimator_potential(
     op = EstimatorOp(estimate, len(params))
     params = [pt.as_tensor_variable(p) for p in params]
     _check_estimator(name, estimate, params, model)
-    seed = integers(0, SEED_UPPER_BOUND, dtype="int64")
+    seed = random_draw(integers, 0, SEED_UPPER_BOUND, dtype="int64")
     seed.name = f"{name}_seed"
     term = _guard(op(seed, *params), name, "estimator_potential", model)
     return pm.Potential(name, term, model=model)

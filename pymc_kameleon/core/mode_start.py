@@ -56,6 +56,8 @@ _NOISE_GAIN = 0.1
 #: smallest eigenvalue magnitude, relative to the largest, a climbing step divides by (a
 #: longley ridge's is about 1e-10: it must be followed, not damped away)
 _EIGEN_FLOOR = 1e-12
+#: what probing a coordinate returns with a bound of the support a short step away both ways
+_BOUND = "bound"
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,9 @@ class ModeStart:
         ran out), ``"out_of_budget"`` (the evaluations ran out; ``mode`` is the best point
         found), ``"no_curvature"`` (a coordinate along which the log-density does not curve
         down: flat, or curving up as at a saddle), or ``"non_finite_start"`` (the log-density
-        at the start is not finite).
+        at the start is not finite), or ``"near_bound"`` (the climb ran into a bound of the
+        support: a Newton step, or a difference step at a mode, ends where the log-density is
+        -inf, as next to the truncation point of a truncated likelihood; no Gaussian fits).
     n_evals : int
         Log-density evaluations spent, search and curvature together.
     """
@@ -143,10 +147,12 @@ def conditional_scales(
     Returns
     -------
     numpy.ndarray of shape (d,), or None
-        None if some coordinate shows no drop (flat) or no finite one within the probes.
+        None if some coordinate shows no drop (flat) or no finite one within the probes, or
+        if the log-density is -inf both ways within a step too short for a drop of 0.5
+        (bounds of the support on both sides).
     """
     probes = _probe(log_density, mode, value_at_mode, initial)
-    return None if probes is None else probes.scales
+    return None if probes is None or probes is _BOUND else probes.scales
 
 
 @dataclass(frozen=True)
@@ -157,6 +163,8 @@ class _Probes:
     up: np.ndarray
     down: np.ndarray
     value: float
+    #: a coordinate's step was cut short by a bound of the support (see _probe_coordinate)
+    bounded: bool = False
 
     @property
     def scales(self) -> np.ndarray:
@@ -168,21 +176,35 @@ class _Probes:
         return (self.up - self.down) / (2.0 * self.steps)
 
 
-def _probe(log_density, x, value, initial) -> _Probes | None:
+def _probe(log_density, x, value, initial) -> _Probes | str | None:
+    """The probes of every coordinate; None if one is flat, :data:`_BOUND` if one has a bound
+    of the support within a short step on both sides."""
     d = x.size
     steps, up, down = np.empty(d), np.empty(d), np.empty(d)
+    bounded = False
     for i in range(d):
         guess = max(abs(float(x[i])), 1.0) * 1e-3 if initial is None else float(initial[i])
         found = _probe_coordinate(log_density, x, value, i, guess)
-        if found is None:
-            return None
-        steps[i], up[i], down[i] = found
-    return _Probes(steps, up, down, value)
+        if found is None or found is _BOUND:
+            return found
+        steps[i], up[i], down[i], cut = found
+        bounded = bounded or cut
+    return _Probes(steps, up, down, value, bounded)
 
 
 def _probe_coordinate(log_density, x, value, i, step):
-    """``(step, f(x + step e_i), f(x - step e_i))`` with a drop of about 0.5, or None (flat)."""
+    """``(step, f(x + step e_i), f(x - step e_i), cut)`` with a drop of about 0.5; None (flat);
+    or :data:`_BOUND`.
+
+    The sides returned are finite. Where a step whose drop is too small is followed by one
+    with a side at -inf, a bound of the support lies between them: the steps bisect that
+    bracket (as the reversals would), and if it closes before the drop reaches the window, the
+    bound is nearer than the step that would give it (about half a conditional sd). Then the
+    largest finite step is returned with ``cut`` True, or :data:`_BOUND` if both sides are
+    bounded that near.
+    """
     factor, direction = 3.0, 0
+    small = wall = None  # the largest finite step with too small a drop; the smallest at -inf
     for _ in range(_MAX_PROBES):
         up, down = _sides(log_density, x, i, step)
         # curving up (between modes, on a banana's inside) sizes the step as well as down
@@ -192,8 +214,21 @@ def _probe_coordinate(log_density, x, value, i, step):
                 return None
             step *= 100.0
             continue
-        if _HALF / _DROP_TOLERANCE <= size <= _HALF * _DROP_TOLERANCE or factor < 1.01:
-            return step, up, down
+        if _HALF / _DROP_TOLERANCE <= size <= _HALF * _DROP_TOLERANCE:
+            return step, up, down, False
+        if math.isfinite(size):
+            if factor < 1.01:
+                return step, up, down, False
+            if size < _HALF / _DROP_TOLERANCE and (small is None or step > small[0]):
+                small = step, up, down
+        elif wall is None or step < wall[0]:
+            wall = step, up, down
+        if small is not None and wall is not None and wall[0] > small[0]:
+            if wall[0] < 1.01 * small[0]:  # the bracket closed
+                both = not math.isfinite(wall[1]) and not math.isfinite(wall[2])
+                return _BOUND if both else (*small, True)
+            step = math.sqrt(small[0] * wall[0])
+            continue
         wanted = -1 if not math.isfinite(size) or size > _HALF else 1
         if direction and wanted != direction:  # a reversal (not a quadratic): finer factors
             factor = math.sqrt(factor)
@@ -348,8 +383,9 @@ def _newton(counted, x, value, max_newton_steps, converged_gain) -> ModeStart:
     initial = hessian = last = None
     for _ in range(max_newton_steps + 1):
         probes = _probe(counted, x, value, initial)
-        if probes is None:
-            return ModeStart(x, value, None, "no_curvature", counted.calls)
+        if probes is None or probes is _BOUND:
+            status = "no_curvature" if probes is None else "near_bound"
+            return ModeStart(x, value, None, status, counted.calls)
         initial, gradient = probes.scales, probes.gradient
         if hessian is not None:
             hessian = _sr1_update(hessian, x - last[0], gradient - last[1])
@@ -358,7 +394,7 @@ def _newton(counted, x, value, max_newton_steps, converged_gain) -> ModeStart:
             if fresh:
                 hessian = curvature.one_sided()
             outcome = _newton_move(
-                counted, x, value, hessian, gradient, probes.steps, curvature, converged_gain
+                counted, x, value, hessian, gradient, probes, curvature, converged_gain
             )
             if outcome is not None:
                 break
@@ -371,15 +407,24 @@ def _newton(counted, x, value, max_newton_steps, converged_gain) -> ModeStart:
     return ModeStart(x, value, None, "not_converged", counted.calls)
 
 
-def _newton_move(counted, x, value, hessian, gradient, steps, curvature, converged_gain):
+def _newton_move(counted, x, value, hessian, gradient, probes, curvature, converged_gain):
     """One move: the new ``(x, value, trusted)``; a :class:`ModeStart` to end with; None to
     retry with a full Hessian (only when ``hessian`` is an update, ``curvature`` None).
     ``trusted``: the curvature predicted the rise well enough to be updated and kept."""
-    fresh = curvature is not None
+    fresh, steps = curvature is not None, probes.steps
     covariance = _inverse_if_negative_definite(hessian, steps)
     if fresh and covariance is not None and _newton_gain(covariance, gradient) < converged_gain:
         hessian = curvature.central()  # the mode, it seems: its covariance to second order
         covariance = _inverse_if_negative_definite(hessian, steps)
+    axes_only = not np.all(np.isfinite(hessian))
+    if axes_only:
+        if not fresh:
+            return None
+        # a corner of the differences lies where the log-density is -inf (a bound of the
+        # support within a step): climb on the curvature along the axes, whose probes are finite
+        hessian = np.diag(np.diag(hessian))
+        covariance = _inverse_if_negative_definite(hessian, steps)
+    bounded = probes.bounded or axes_only
     if covariance is None:
         if not fresh:
             return None
@@ -388,12 +433,15 @@ def _newton_move(counted, x, value, hessian, gradient, steps, curvature, converg
         step = covariance @ gradient
         gain = 0.5 * float(gradient @ step)
         if gain < converged_gain:
-            return ModeStart(x, value, covariance, "gaussian", counted.calls) if fresh else None
-    moved, moved_value = _line_search(counted, x, value, step)
-    if moved_value <= value and fresh and not curvature.is_central:
+            return _top(counted, x, value, covariance, bounded) if fresh else None
+    moved, moved_value, blocked = _line_search(counted, x, value, step)
+    if bounded and blocked:  # the climb runs into the bound: no Gaussian where it ends
+        end = (moved, moved_value) if moved_value > value else (x, value)
+        return ModeStart(*end, None, "near_bound", counted.calls)
+    if moved_value <= value and fresh and not (curvature.is_central or axes_only):
         # a one-sided curvature that does not climb may be its error: try it to second order
         return _newton_move(
-            counted, x, value, curvature.central(), gradient, steps, curvature, converged_gain
+            counted, x, value, curvature.central(), gradient, probes, curvature, converged_gain
         )
     if moved_value > value:
         # a curvature whose quadratic model predicted the rise of the move taken within a
@@ -401,14 +449,22 @@ def _newton_move(counted, x, value, hessian, gradient, steps, curvature, converg
         move = moved - x
         predicted = float(gradient @ move) + 0.5 * float(move @ hessian @ move)
         rise = moved_value - value
-        return moved, moved_value, 0.5 * predicted <= rise <= 2.0 * predicted
+        return moved, moved_value, 0.5 * predicted <= rise <= 2.0 * predicted and not axes_only
     if not fresh:
         return None
     if covariance is not None and gain < _NOISE_GAIN:
         # at the floor the differences leave on a non-quadratic density: the mode
-        return ModeStart(x, value, covariance, "gaussian", counted.calls)
-    status = "indefinite" if covariance is None else "not_converged"
+        return _top(counted, x, value, covariance, bounded)
+    status = "near_bound" if bounded else "indefinite" if covariance is None else "not_converged"
     return ModeStart(x, value, None, status, counted.calls)
+
+
+def _top(counted, x, value, covariance, bounded) -> ModeStart:
+    """The end of a climb at a mode: a Gaussian, unless a bound of the support is within a
+    difference step (a mode against a bound)."""
+    if bounded:
+        return ModeStart(x, value, None, "near_bound", counted.calls)
+    return ModeStart(x, value, covariance, "gaussian", counted.calls)
 
 
 def _newton_gain(covariance: np.ndarray, gradient: np.ndarray) -> float:
@@ -420,7 +476,8 @@ def _sr1_update(hessian: np.ndarray, step: np.ndarray, change: np.ndarray) -> np
     (skipped when its denominator is tiny, the standard safeguard)."""
     residual = change - hessian @ step
     denominator = float(residual @ step)
-    if abs(denominator) < 1e-8 * np.linalg.norm(residual) * np.linalg.norm(step):
+    # (<=: a residual of exactly 0, on a quadratic, is no update, not 0 / 0)
+    if abs(denominator) <= 1e-8 * np.linalg.norm(residual) * np.linalg.norm(step):
         return hessian
     return hessian + np.outer(residual, residual) / denominator
 
@@ -435,15 +492,18 @@ def _saddle_free_step(hessian: np.ndarray, gradient: np.ndarray, steps: np.ndarr
 
 
 def _line_search(counted, x, value, step):
-    """``x + t step`` for the first ``t = 1, 1/2, ...`` that raises the log-density."""
+    """``(x + t step, its value, blocked)`` for the first ``t = 1, 1/2, ...`` that raises the
+    log-density (``x`` and ``value`` if none does); ``blocked``: the full step ends at -inf."""
     t = 1.0
-    for _ in range(_MAX_HALVINGS):
+    for halving in range(_MAX_HALVINGS):
         trial = x + t * step
         trial_value = counted(trial)
+        if halving == 0:
+            blocked = trial_value == -math.inf  # (_Counted reads NaN as -inf)
         if trial_value > value:
-            return trial, trial_value
+            return trial, trial_value, blocked
         t *= 0.5
-    return x, value
+    return x, value, blocked
 
 
 def _inverse_if_negative_definite(hessian: np.ndarray, scales: np.ndarray) -> np.ndarray | None:

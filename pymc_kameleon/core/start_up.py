@@ -53,7 +53,7 @@ __all__ = [
     "minimum_start_up_budget",
 ]
 
-#: the ``start_up`` stat's values: 1 starts from the Gaussian, 2-7 fall back
+#: the ``start_up`` stat's values: 1 starts from the Gaussian, 2-8 fall back
 START_UP_STATUSES = {
     "off": 0,
     "gaussian": 1,
@@ -63,6 +63,7 @@ START_UP_STATUSES = {
     "not_converged": 5,
     "out_of_budget": 6,
     "non_finite_start": 7,
+    "near_bound": 8,
 }
 #: the axis test: a drop at 3 sds within this factor of a Gaussian's 4.5
 AXIS_DROP_FACTOR = 2.0

@@ -147,7 +147,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
 
     Sampler statistics: ``accept``, ``accepted`` (0.0/1.0), ``scaling`` (:math:`s`),
     ``model_logp``, ``logp_evals``, ``start_up`` (the start-up's outcome, constant over a chain:
-    0 did not run, 1 Gaussian start, 2-7 fallbacks, see
+    0 did not run, 1 Gaussian start, 2-8 fallbacks, see
     :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`), ``invalid_proposal``; with
     ``warmup="classic"`` ``n_history`` (states in the running covariance), with
     ``warmup="whitened"`` ``warmup_stage`` (0 per-coordinate start, 1 covariance windows, 2
@@ -156,13 +156,14 @@ class AdaptiveMetropolis(AdaptiveMHStep):
     :math:`\log \hat p` at the current state, pooled over the checks so far (pseudo-marginal
     chains stick when it is well above 1-2).
 
-    ``warning`` is None except at the first iteration after warm-up of a chain that never moved
-    during warm-up (or ended it with a non-finite log-density): then it holds a
-    :class:`~pymc.stats.convergence.SamplerWarning` naming the counts and the likely cause, which
-    PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
-    ``pm.sample(keep_warning_stat=True)``. A model without a stochastic likelihood whose
-    log-density is not finite at the starting point raises
-    :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+    ``warning`` is None except where it holds a :class:`~pymc.stats.convergence.SamplerWarning`,
+    which PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
+    ``pm.sample(keep_warning_stat=True)``: near a chain's first iteration when its warm-up is
+    too short to learn the proposal (``tune=0``, or below the minimum the message names),
+    and at the first iteration after warm-up of a chain that never moved during warm-up (or
+    ended it with a non-finite log-density), naming the counts and the likely cause. A model
+    without a stochastic likelihood whose log-density is not finite at the starting point
+    raises :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
 
     References
     ----------

@@ -25,7 +25,6 @@ from pymc_kameleon._compat import (
     RaveledVars,
     SamplerWarning,
     StepMethodState,
-    WarningType,
     compile_pytensor,
     continuous_types,
     dataclass_state,
@@ -50,6 +49,7 @@ from pymc_kameleon.step_methods.noise import (
     compile_noisy_log_density,
     warn_noisy_estimate,
 )
+from pymc_kameleon.step_methods.notices import chain_notices, warning_stat
 from pymc_kameleon.step_methods.pooling import pooled_variant
 from pymc_kameleon.step_methods.prior_starts import prior_draws
 from pymc_kameleon.step_methods.progress import progressbar_config, progressbar_updater
@@ -91,6 +91,7 @@ class GradientFreeState(StepMethodState):
     warmup_length: int | None
     start_up_status: str
     start_up_warning: str | None
+    notices: dict
     dim: int = field(metadata={"frozen": True})
 
 
@@ -326,6 +327,7 @@ class GradientFreeStep(ArrayStepShared):
         self.null_accept_count = 0
         self.start_up_status = "off"
         self.start_up_warning = None
+        self.notices = chain_notices(self)  # (with the chain's warmup_length, once known)
 
     def _reset_chain_state(self) -> None:
         """Put every piece of per-chain state back to its untuned value."""
@@ -460,15 +462,10 @@ class GradientFreeStep(ArrayStepShared):
         """
 
     def _warning_stat(self) -> SamplerWarning | None:
-        """The ``warning`` stat: a start-up fallback's warning at once, the stuck-chain warning
-        at the first post-warm-up iteration."""
-        if self.start_up_warning is not None:
-            message, self.start_up_warning = self.start_up_warning, None
-            return SamplerWarning(WarningType.CONVERGENCE, message, "warning", step=self.iteration)
-        if self.stuck_warning is None or self.tune:
-            return None
-        message, self.stuck_warning = self.stuck_warning, None
-        return SamplerWarning(WarningType.CONVERGENCE, message, "error", step=self.iteration)
+        """The ``warning`` stat: a start-up fallback's warning at once, then the chain's notices
+        (a too short warm-up, a divergence), the stuck-chain warning after warm-up (see
+        :mod:`pymc_kameleon.step_methods.notices`)."""
+        return warning_stat(self)
 
     # ----------------------------------------------------------------------------------------
     # the cached log-density of the current state

@@ -229,7 +229,7 @@ class KameleonStep(AdaptiveMHStep):
     (:math:`\nu^2`), ``bandwidth``, ``n_history`` (rows of :math:`z` in use), ``model_logp``,
     ``logp_evals`` (log-density evaluations this iteration, the start-up's included at the
     first), ``start_up`` (the start-up's outcome, constant over a chain: 0 did not run, 1
-    Gaussian start, 2-7 fallbacks, see :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`),
+    Gaussian start, 2-8 fallbacks, see :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`),
     and ``invalid_proposal`` (the proposal had a NaN/-inf log-density and was rejected). With
     ``warmup="whitened"`` there are more: ``warmup_stage`` (0 per-coordinate start, 1 covariance
     windows, 2 settling, 3 frozen), ``n_windows`` (window estimates used so far), ``component``
@@ -240,13 +240,14 @@ class KameleonStep(AdaptiveMHStep):
     of :math:`\log \hat p` at the current state, pooled over the checks so far (pseudo-marginal
     chains stick when it is well above 1-2).
 
-    ``warning`` is None except at the first iteration after warm-up of a chain that never moved
-    during warm-up (or ended it with a non-finite log-density): then it holds a
-    :class:`~pymc.stats.convergence.SamplerWarning` naming the counts and the likely cause, which
-    PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
-    ``pm.sample(keep_warning_stat=True)``. A model without a stochastic likelihood whose
-    log-density is not finite at the starting point raises
-    :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+    ``warning`` is None except where it holds a :class:`~pymc.stats.convergence.SamplerWarning`,
+    which PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
+    ``pm.sample(keep_warning_stat=True)``: near a chain's first iteration when its warm-up is
+    too short to learn the proposal (``tune=0``, or below the minimum the message names),
+    and at the first iteration after warm-up of a chain that never moved during warm-up (or
+    ended it with a non-finite log-density), naming the counts and the likely cause. A model
+    without a stochastic likelihood whose log-density is not finite at the starting point
+    raises :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
 
     References
     ----------

@@ -50,6 +50,7 @@ from pymc_kameleon.step_methods.kmc_metropolis import (
     independence_after_warmup,
     metropolis_move,
 )
+from pymc_kameleon.step_methods.notices import note_divergence
 from pymc_kameleon.step_methods.pooling import pooled_variant
 from pymc_kameleon.step_methods.progress import ProgressField
 from pymc_kameleon.step_methods.start_up import ASSUMED_WARMUP_LENGTH
@@ -322,7 +323,7 @@ class KMCStep(GradientFreeStep):
     :math:`H` at the start), ``diverging`` (the trajectory left the finite numbers, the end
     point has a NaN/-inf log-density, or the energy error exceeded 1000; never accepted),
     ``model_logp``, ``logp_evals`` (model log-density evaluations this iteration), ``start_up``
-    (the start-up's outcome, constant over a chain: 0 did not run, 1 Gaussian start, 2-7
+    (the start-up's outcome, constant over a chain: 0 did not run, 1 Gaussian start, 2-8
     fallbacks, see :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`),
     ``surrogate_grad_evals``, ``lengthscale`` and ``n_basis`` (basis points or features of the
     surrogate in use; 0 before the first fit), and ``surrogate_scale`` (the calibrated factor
@@ -334,13 +335,16 @@ class KMCStep(GradientFreeStep):
     well above 1-2). The Metropolis test uses the stored estimate of the current state and a
     fresh one at the end point, so the chain stays exact.
 
-    ``warning`` is None except at the first iteration after warm-up of a chain that never moved
-    during warm-up (or ended it with a non-finite log-density): then it holds a
-    :class:`~pymc.stats.convergence.SamplerWarning` naming the counts and the likely cause, which
-    PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
-    ``pm.sample(keep_warning_stat=True)``. A model without a stochastic likelihood whose
-    log-density is not finite at the starting point raises
-    :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+    ``warning`` is None except where it holds a :class:`~pymc.stats.convergence.SamplerWarning`,
+    which PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
+    ``pm.sample(keep_warning_stat=True)``: near a chain's first iteration when its warm-up is
+    too short to learn the proposal (``tune=0``, or below the minimum the message names),
+    at a chain's first trajectory that diverges after warm-up (naming
+    ``KMCStep(target_accept=...)``, which PyMC's "Increase `target_accept`" means here),
+    and at the first iteration after warm-up of a chain that never moved during warm-up (or
+    ended it with a non-finite log-density), naming the counts and the likely cause. A model
+    without a stochastic likelihood whose log-density is not finite at the starting point
+    raises :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
 
     Names: ``lengthscale`` is the kernel length scale :math:`\ell` everywhere (the argument, the
     stat, ``step.lengthscale``); the argument ``regularisation`` is the ridge :math:`\lambda`,
@@ -689,6 +693,8 @@ class KMCStep(GradientFreeStep):
         if diverging:
             self.n_divergent += 1
             self.n_invalid += int(not math.isfinite(logp_new))
+            if not self.tune:  # PyMC counts these: say which target_accept it means
+                note_divergence(self)
         return decision.accept_prob, {
             "accepted": float(decision.accepted),
             "step_size": step_size,

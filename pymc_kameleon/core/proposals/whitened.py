@@ -48,6 +48,8 @@ __all__ = [
     "default_start_length",
     "limit_shrinkage",
     "planned_window_stops",
+    "settle_length",
+    "shortest_warmup",
 ]
 
 #: the ``warmup_stage`` stat's values
@@ -84,6 +86,49 @@ def default_first_window(dim: int) -> int:
     int
     """
     return max(50, 10 * int(dim))
+
+
+def settle_length(warmup_length: int) -> int:
+    """Iterations at the end of warm-up that keep the final map: ``max(50, warmup_length // 10)``.
+
+    Parameters
+    ----------
+    warmup_length : int
+
+    Returns
+    -------
+    int
+    """
+    return max(50, int(warmup_length) // 10)
+
+
+def shortest_warmup(dim: int, span: int | None = None) -> int:
+    """Fewest warm-up iterations whose plan holds ``span`` iterations of learning.
+
+    The plan (:meth:`WhitenedProposal.plan_warmup`) gives the per-coordinate start
+    :func:`default_start_length` iterations, but at most a quarter of warm-up, and keeps the
+    last :func:`settle_length` for settling; what lies between is where the covariance windows
+    (and a Hamiltonian step's surrogate) learn. Below this length there is less of it than one
+    first window: the kernel sampled after warm-up has barely adapted.
+
+    Parameters
+    ----------
+    dim : int
+    span : int, optional
+        Iterations needed between the start and the settling stretch; default
+        :func:`default_first_window`.
+
+    Returns
+    -------
+    int
+    """
+    start = default_start_length(dim)
+    need = default_first_window(dim) if span is None else int(span)
+    length = need
+    # (not a closed form: the integer divisions make the span grow unevenly with the length)
+    while length - settle_length(length) - min(start, length // 4) < need:
+        length += 1
+    return length
 
 
 #: smallest factor by which one window may shrink the variance of any direction of the map
@@ -143,7 +188,7 @@ def planned_window_stops(start: int, warmup_length: int, first_window: int) -> t
     tuple of int
         The iteration count at which each window closes, increasing.
     """
-    stop = warmup_length - max(50, warmup_length // 10)
+    stop = warmup_length - settle_length(warmup_length)
     if stop - start < first_window:
         return (stop,) if stop - start >= first_window // 2 else ()
     stops, length, at = [], first_window, start
