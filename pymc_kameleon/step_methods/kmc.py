@@ -622,8 +622,7 @@ class KMCStep(GradientFreeStep):
         if self.iteration == 0:
             warn_basis_size(self)
         if self.iteration == 0 and self.surrogate is None and self.initial_history is not None:
-            # the fit on initial_history chooses the hyperparameters as a warm-up refit, even
-            # with tune=0
+            # fitted on initial_history with hyperparameters chosen as in warm-up, even tune=0
             if self.learner.refit(self.rng, learn=True):
                 self.step_scale.reset()
         self._check_start(q0)
