@@ -129,9 +129,10 @@ def test_a_divergence_after_warmup_names_kmcsteps_target_accept(caplog):
     idata, messages = sample(KMCStep, walled_model(), caplog, tune=400,
                              draws=100)  # fmt: skip
     diverging = posterior_dataset(idata, "sample_stats")["diverging"].values.sum(axis=1)
-    assert np.all(diverging > 0), diverging  # the model does diverge after warm-up
+    assert np.any(diverging > 0), diverging  # the model does diverge after warm-up
     found = with_text(messages, DIVERGED)
-    assert len(found) == 2, messages  # once per chain, however many divergences
+    # once per chain that diverged, however many divergences
+    assert len(found) == int(np.sum(diverging > 0)), (diverging, messages)
     assert "pm.sample(step=KMCStep(target_accept=0.8)) (this step has 0.6)" in found[0]
     assert "increase `target_accept`" in found[0]
 
