@@ -81,14 +81,14 @@ def test_a_screened_start_finds_the_other_mode_and_both_are_reported():
     assert len(found) == 2
     assert found[0].log_density > found[1].log_density  # best first
     assert climbs.n_evals == calls[0]
-    assert climbs.n_screened == screening_size(2)
+    assert climbs.n_screened == screening_size(2, 2000) == 250  # an eighth of the budget
 
 
 def test_a_gaussian_explains_every_screened_point_so_one_climb_is_enough():
     gaussian = multivariate_normal(MAJOR, MAJOR_COV).logpdf
     f, calls = counted(gaussian)
     climbs = climb_from_starts(f, MAJOR + 3.0, 5000, prior_draws(0, 2))
-    assert climbs.n_climbs == 1 and climbs.n_screened == screening_size(2)
+    assert climbs.n_climbs == 1 and climbs.n_screened == screening_size(2, 5000)
     assert climbs.n_evals == calls[0]
 
 
@@ -98,6 +98,11 @@ def test_the_screening_size_can_be_set_and_takes_at_most_a_quarter_of_what_is_le
     first = climb_from_starts(gaussian, MAJOR + 3.0, 5000)
     budget = first.n_evals + 40
     assert climb_from_starts(gaussian, MAJOR + 3.0, budget, prior_draws(0, 2)).n_screened == 10
+
+
+def test_the_default_screening_is_30_plus_10_d_or_an_eighth_of_the_budget():
+    assert screening_size(4) == screening_size(4, 500) == 70
+    assert screening_size(3, 1500) == 187
 
 
 def test_explained_points_are_those_a_known_mode_s_gaussian_predicts():
