@@ -126,8 +126,8 @@ class GaussianMixture:
         Parameters
         ----------
         prior_sd : float, optional
-            None: ``pm.Mixture`` of ``pm.MvNormal`` components (no data; PyMC's initial point
-            is the weighted mean of the centres). A number: ``x ~ N(0, prior_sd^2 I)`` with
+            None: ``pm.Mixture`` of ``pm.MvNormal`` components, or ``pm.NormalMixture`` in one
+            dimension (no data; PyMC's initial point is the weighted mean of the centres). A number: ``x ~ N(0, prior_sd^2 I)`` with
             the mixture divided by that prior as a ``pm.Potential``.
         initval : array_like, optional
             The initial value of ``x`` (default PyMC's; zero for the potential form).
@@ -138,6 +138,10 @@ class GaussianMixture:
         """
         d = self.dim
         with pm.Model() as model:
+            if prior_sd is None and d == 1:  # (the scalar form a user writes)
+                mu, sd = [m[0] for m in self.means], list(self.sds)
+                pm.NormalMixture("x", list(self.weights), mu, sd, shape=1, initval=initval)
+                return model
             if prior_sd is None:
                 components = [
                     pm.MvNormal.dist(np.asarray(mu), sd**2 * np.eye(d))
@@ -183,12 +187,15 @@ def _axis(d: int, i: int, value: float) -> tuple[float, ...]:
 
 
 #: the mixtures of the start-up's tests and benchmark (issue 46): two components 0.3 / 0.7
-#: twelve sds apart in 4-D (the issue's), three of different weights and widths in 2-D, and
-#: two of equal weight but widths 1 and 3 in 3-D
+#: twelve sds apart in 4-D (the issue's), three of different weights and widths in 2-D, two of
+#: equal weight but widths 1 and 3 in 3-D; and the issue's in 1-D and 10-D, and with weight 0.1
 MIXTURES = {
     "two-0.3": GaussianMixture((0.3, 0.7), (_axis(4, 0, -6.0), _axis(4, 0, 6.0)), (1.0, 1.0)),
     "three": GaussianMixture(
         (0.2, 0.3, 0.5), ((-8.0, 0.0), (8.0, 0.0), (0.0, 9.0)), (1.0, 0.5, 1.5)
     ),
     "widths": GaussianMixture((0.5, 0.5), (_axis(3, 0, -8.0), _axis(3, 0, 8.0)), (1.0, 3.0)),
+    "one-d": GaussianMixture((0.25, 0.75), ((-6.0,), (6.0,)), (1.0, 1.0)),
+    "light-0.1": GaussianMixture((0.1, 0.9), (_axis(2, 0, -6.0), _axis(2, 0, 6.0)), (1.0, 1.0)),
+    "ten-d": GaussianMixture((0.3, 0.7), (_axis(10, 0, -6.0), _axis(10, 0, 6.0)), (1.0, 1.0)),
 }

@@ -33,9 +33,10 @@ def test_each_component_s_region_holds_its_weight(name):
     assert misread < 1e-3
 
 
+@pytest.mark.parametrize("name", ["three", "one-d"])
 @pytest.mark.parametrize("prior_sd", [None, 10.0])
-def test_both_model_forms_have_the_mixture_as_posterior(prior_sd):
-    mixture = MIXTURES["three"]
+def test_both_model_forms_have_the_mixture_as_posterior(prior_sd, name):
+    mixture = MIXTURES[name]
     model = mixture.model(prior_sd=prior_sd)
     logp = model.compile_logp()
     points = np.random.default_rng(2).normal(0.0, 5.0, size=(5, mixture.dim))
