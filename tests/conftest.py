@@ -150,3 +150,19 @@ def pytest_collection_modifyitems(config, items):
         items[:] = kept
     seconds = _recorded_durations()
     items.sort(key=lambda item: (-seconds.get(item.nodeid, 0.0), not _in_statistical_tier(item)))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the figures tests recorded as ``measured`` (README and docs figures to re-read)."""
+    lines = [
+        f"{report.nodeid}: {value}"
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        if getattr(report, "when", None) == "call"
+        for name, value in getattr(report, "user_properties", ())
+        if name == "measured"
+    ]
+    if lines:
+        terminalreporter.section("figures quoted in README.md and docs/, measured in this run")
+        for line in sorted(lines):
+            terminalreporter.write_line(line)
