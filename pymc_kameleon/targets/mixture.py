@@ -127,8 +127,9 @@ class GaussianMixture:
         ----------
         prior_sd : float, optional
             None: ``pm.Mixture`` of ``pm.MvNormal`` components, or ``pm.NormalMixture`` in one
-            dimension (no data; PyMC's initial point is the weighted mean of the centres). A number: ``x ~ N(0, prior_sd^2 I)`` with
-            the mixture divided by that prior as a ``pm.Potential``.
+            dimension (no data; PyMC's initial point is the weighted mean of the centres). A
+            number: ``x ~ N(0, prior_sd^2 I)`` with the mixture divided by that prior as a
+            ``pm.Potential``.
         initval : array_like, optional
             The initial value of ``x`` (default PyMC's; zero for the potential form).
 
