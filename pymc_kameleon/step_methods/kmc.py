@@ -465,23 +465,19 @@ class KMCStep(GradientFreeStep):
         self._set_initial_history(initial_history, warmup_explore, explore_after_warmup)
         self._add_stats(WHITENED_WARMUP_STATS if self.warmup == "whitened" else {})
 
-    def _set_initial_history(
-        self, initial_history: Any, warmup_explore: Any = None, explore_after_warmup: Any = None
-    ) -> None:
-        """Validate ``initial_history`` (now that the dimension is known) and enter it; the
-        shares of exploration moves in and after warm-up (``warmup_explore`` and
-        ``explore_after_warmup``), whose defaults depend on it and on the adaptation."""
+    def _set_initial_history(self, initial_history: Any, *explore_shares: Any) -> None:
+        """Validate ``initial_history`` (now that the dimension is known) and enter it; set the
+        exploration shares (``warmup_explore``, ``explore_after_warmup``), whose defaults
+        depend on it and on the adaptation."""
         self.warmup_explore, self.explore_after_warmup = parse_explore_shares(
-            warmup_explore, explore_after_warmup, self.schedule.adapts_after_tuning, initial_history
+            *explore_shares, self.schedule.adapts_after_tuning, initial_history
         )
         if initial_history is None:
             return
         settings = self.learner_settings
-        minimum, reason = (
-            (MIN_INITIAL_HISTORY_CV, "the length-scale cross-validation needs")
-            if settings.lengthscale is None
-            else (MIN_INITIAL_HISTORY, "the fit needs")
-        )
+        cv = settings.lengthscale is None
+        minimum = MIN_INITIAL_HISTORY_CV if cv else MIN_INITIAL_HISTORY
+        reason = "the length-scale cross-validation needs" if cv else "the fit needs"
         self.initial_history = check_initial_history(
             initial_history, self.dim, minimum, type(self).__name__, reason
         )
@@ -664,8 +660,7 @@ class KMCStep(GradientFreeStep):
         else:
             accept_prob, moved_stats = self._hamiltonian_move(self.x_current)
         if self._adapting():
-            diverged = moved_stats["diverging"]
-            self._adapt(DIVERGENT_ACCEPT_STAT if diverged else accept_prob, explore)
+            self._adapt(DIVERGENT_ACCEPT_STAT if moved_stats["diverging"] else accept_prob, explore)
         self.iteration += 1
         stats = {
             "accept": accept_prob,
