@@ -17,7 +17,7 @@ For the same reason each t is a defensive mixture: half of its draws come from a
 is :data:`WIDE_SCALE` times larger. A warm-up that has not yet been far into a long tail (a ridge
 that runs out to the prior, as ``log K_m`` and ``log V_m`` of a saturable PK model) leaves moments
 that are too narrow there, and a chain whose only way into the tail is a random walk along it goes
-there too rarely for its MCSEs to notice (sd 0.74-0.79 of the reference at ESS 500-900 and
+there too rarely for its MCSEs to notice (sd 0.74 and 0.79 of the reference at ESS 523 and 942,
 R-hat 1.01; BENCHMARKS.md, "Heavy tails", issue 46).
 """
 
