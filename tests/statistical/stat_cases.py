@@ -681,9 +681,12 @@ def _invariance_cases() -> dict[str, InvarianceCase]:
         InvarianceCase("banana25-am-ls-invariance", step=AdaptiveMetropolis, **b25),
         InvarianceCase("banana25-kameleon-whitened-invariance",
                        step=lambda: KameleonStep(warmup="whitened"), **b25),
-        # twice the starts of its positive twin: at 8000 it reached only 8.7-16 over 10 seeds
+        # twice the starts of its positive twin: at 8000 it reached only 8.7-16 over 10 seeds;
+        # with the kernel move in 80 % of the iterations, as before issue 46 made it 50 % off a
+        # Gaussian start-up (at 50 % the missing Hastings term showed only at 6.8)
         InvarianceCase("banana25-kameleon-whitened-no-hastings-invariance",
-                       step=lambda: without_hastings(KameleonStep(warmup="whitened")),
+                       step=lambda: without_hastings(
+                           KameleonStep(warmup="whitened", global_weight=0.2)),
                        negative_control=True, **{**b25, "n_starts": 16000}),
         InvarianceCase("banana25-kameleon-no-hastings-invariance",
                        step=lambda: without_hastings(ClassicKameleon()),
