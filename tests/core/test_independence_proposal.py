@@ -52,8 +52,10 @@ def test_draws_have_the_t_moments_and_their_own_density():
     assert log_q_one == pytest.approx(proposal.log_density(x_new, np.ones(3)))
 
 
-def test_the_default_t_is_an_even_mixture_with_a_wide_copy():
+def test_a_widened_t_is_an_even_mixture_with_a_wide_copy():
     proposal = IndependenceProposal(3, anchor=whitening_map(MEAN, COV))
+    assert proposal.wide_scale == 1.0
+    proposal.widen(WIDE_SCALE)
     assert proposal.wide_scale == WIDE_SCALE > 1.0
     narrow = stats.multivariate_t(loc=MEAN, shape=COV, df=4.0)
     wide = stats.multivariate_t(loc=MEAN, shape=WIDE_SCALE**2 * COV, df=4.0)
@@ -75,6 +77,17 @@ def test_the_default_t_is_an_even_mixture_with_a_wide_copy():
 def test_a_wide_scale_below_one_is_refused(scale):
     with pytest.raises(ValueError, match="wide_scale"):
         IndependenceProposal(2, wide_scale=scale)
+    with pytest.raises(ValueError, match="wide_scale"):
+        IndependenceProposal(2).widen(scale)
+
+
+def test_the_t_widens_when_the_share_freezes_after_warmup():
+    mixing = IndependenceMixing(
+        IndependenceProposal(2, anchor=whitening_map(np.zeros(2), np.eye(2)))
+    )
+    assert mixing.proposal.wide_scale == 1.0
+    mixing.freeze()
+    assert mixing.proposal.wide_scale == WIDE_SCALE
 
 
 def test_standard_t_density_integrates_to_one_in_one_dimension():

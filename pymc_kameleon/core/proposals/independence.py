@@ -13,12 +13,15 @@ evaluation each, which is why the steps give it a weight that follows its accept
 
 The heavy tails keep the importance ratio ``pi / q`` bounded in more directions than a Gaussian
 would: a proposal narrower than the posterior makes an independence sampler stick in the tails.
-For the same reason each t is a defensive mixture: half of its draws come from a copy whose scale
-is :data:`WIDE_SCALE` times larger. A warm-up that has not yet been far into a long tail (a ridge
+For the same reason the t's kept after warm-up are defensive mixtures
+(:meth:`IndependenceMixing.freeze`): half of their draws come from a copy whose scale is
+:data:`WIDE_SCALE` times larger. A warm-up that has not yet been far into a long tail (a ridge
 that runs out to the prior, as ``log K_m`` and ``log V_m`` of a saturable PK model) leaves moments
 that are too narrow there, and a chain whose only way into the tail is a random walk along it goes
 there too rarely for its MCSEs to notice (sd 0.74 and 0.79 of the reference at ESS 523 and 942,
-R-hat 1.01; BENCHMARKS.md, "Heavy tails", issue 46).
+R-hat 1.01; BENCHMARKS.md, "Heavy tails", issue 46). During warm-up the t's stay single: wide
+draws accepted there fed KMCStep's step size and left divergent trajectories after warm-up on a
+plain location-scale model.
 """
 
 from __future__ import annotations
@@ -87,9 +90,9 @@ class IndependenceProposal(Proposal):
         Maps kept whatever :meth:`set_map` hands in.
     anchor_weights : sequence of float, optional
         Their relative weights (default equal).
-    wide_scale : float, default :data:`WIDE_SCALE`
+    wide_scale : float, default 1.0
         Each map's t is the even mixture of ``t_df(c, A A^T)`` and ``t_df(c, s^2 A A^T)`` with
-        ``s = wide_scale``; 1 gives the single t.
+        ``s = wide_scale``; 1 gives the single t (see :meth:`widen`).
 
     Attributes
     ----------
@@ -109,15 +112,11 @@ class IndependenceProposal(Proposal):
         df: float = 4.0,
         anchor: AffineMap | Sequence[AffineMap] | None = None,
         anchor_weights: Sequence[float] | None = None,
-        wide_scale: float = WIDE_SCALE,
+        wide_scale: float = 1.0,
     ) -> None:
         if not (math.isfinite(df) and df > 0.0):
             raise ValueError(f"IndependenceProposal: `df` must be finite and > 0, got {df!r}.")
-        if not (math.isfinite(wide_scale) and wide_scale >= 1.0):
-            raise ValueError(
-                f"IndependenceProposal: `wide_scale` must be finite and >= 1, got {wide_scale!r}."
-            )
-        self.wide_scale = float(wide_scale)
+        self.widen(wide_scale)
         self.dim = int(dim)
         self.df = float(df)
         if anchor is None:
@@ -136,6 +135,20 @@ class IndependenceProposal(Proposal):
         #: the anchors' relative weights (sum 1)
         self.anchor_weights = weights / weights.sum() if weights.size else weights
         self.followed: AffineMap | None = None
+
+    def widen(self, wide_scale: float) -> None:
+        """Make each map's t the even mixture with a copy ``wide_scale`` times as wide.
+
+        Parameters
+        ----------
+        wide_scale : float
+            At least 1 (1: the single t).
+        """
+        if not (math.isfinite(wide_scale) and wide_scale >= 1.0):
+            raise ValueError(
+                f"IndependenceProposal: `wide_scale` must be finite and >= 1, got {wide_scale!r}."
+            )
+        self.wide_scale = float(wide_scale)
 
     @property
     def anchor(self) -> AffineMap | None:
@@ -366,8 +379,10 @@ class IndependenceMixing:
     __hash__ = None  # type: ignore[assignment]
 
     def freeze(self) -> None:
-        """Keep the current share from now on (a fixed kernel, for the draws after warm-up)."""
+        """Keep the current share from now on (a fixed kernel, for the draws after warm-up), and
+        mix each t with its copy :data:`WIDE_SCALE` times as wide (see the module docstring)."""
         self.frozen_weight = self.weight
+        self.proposal.widen(WIDE_SCALE)
 
     def follow_kept(self, x: np.ndarray, refresh: bool) -> bool:
         """Count a kept state; with ``refresh``, shape the followed t by the kept states.
