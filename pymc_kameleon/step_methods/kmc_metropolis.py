@@ -52,8 +52,8 @@ def exploration_after_warmup(step: Any) -> Proposal | None:
     trajectories only go where its history has been: beyond the history the surrogate is flat
     and a trajectory runs straight. Refitted on the states those trajectories keep, the
     surrogate and the chain can settle together on the part of the posterior the warm-up
-    reached, and every chain then agrees on a posterior without the far tail (issue 46: sd 0.78
-    of the reference at R-hat 1.005 on a heavy-tailed PK posterior). A fixed share of moves of
+    reached, and every chain then agrees on a posterior without the far tail (issue 46: sd 0.75
+    of the reference at R-hat 1.004 on a heavy-tailed PK posterior). A fixed share of moves of
     a kernel that does not adapt (the warm-up's exploration random walk, frozen with the rest)
     keeps every adapted kernel mixed with one ergodic kernel, the safeguard of Roberts and
     Rosenthal's adaptive Metropolis (2009), and brings the refits states from beyond the
