@@ -389,10 +389,15 @@ def _newton(counted, x, value, max_newton_steps, converged_gain) -> ModeStart:
         initial, gradient = probes.scales, probes.gradient
         if hessian is not None:
             hessian = _sr1_update(hessian, x - last[0], gradient - last[1])
+        claimed = False
         for fresh in (False, True) if hessian is not None else (True,):
             curvature = _Curvature(counted, x, probes) if fresh else None
             if fresh:
-                hessian = curvature.one_sided()
+                # an update that says the mode is reached is checked to second order: on a flat
+                # ridge a one-sided curvature is often indefinite there, and its steps crawl
+                hessian = curvature.central() if claimed else curvature.one_sided()
+            else:
+                claimed = _claims_mode(hessian, gradient, probes.steps, converged_gain)
             outcome = _newton_move(
                 counted, x, value, hessian, gradient, probes, curvature, converged_gain
             )
@@ -465,6 +470,11 @@ def _top(counted, x, value, covariance, bounded) -> ModeStart:
     if bounded:
         return ModeStart(x, value, None, "near_bound", counted.calls)
     return ModeStart(x, value, covariance, "gaussian", counted.calls)
+
+
+def _claims_mode(hessian, gradient, steps, converged_gain) -> bool:
+    covariance = _inverse_if_negative_definite(hessian, steps)
+    return covariance is not None and _newton_gain(covariance, gradient) < converged_gain
 
 
 def _newton_gain(covariance: np.ndarray, gradient: np.ndarray) -> float:

@@ -25,6 +25,7 @@ from pymc_kameleon.core.checks import (
 
 __all__ = [
     "CLASSIC_TARGET_ACCEPT",
+    "DEFAULT_EXPLORE_AFTER_WARMUP",
     "INDEPENDENCE_CHOICES",
     "WARMUPS",
     "caller_stacklevel",
@@ -34,9 +35,12 @@ __all__ = [
     "check_target_accept",
     "check_warmup",
     "model_and_point",
-    "parse_warmup_explore",
+    "parse_explore_shares",
     "resolve_vars",
 ]
+
+#: KMCStep's share of exploration moves after warm-up while its surrogate keeps adapting
+DEFAULT_EXPLORE_AFTER_WARMUP = 0.1
 
 #: the ``warmup`` choices of the steps
 WARMUPS = ("whitened", "classic")
@@ -300,20 +304,38 @@ def model_and_point(model, initial_point) -> tuple[Model, dict]:
     )
 
 
-def parse_warmup_explore(warmup_explore: Any, initial_history: Any) -> float:
-    """KMCStep's ``warmup_explore`` argument (None: 0.5, or 0 with ``initial_history``).
+def parse_explore_shares(
+    warmup_explore: Any,
+    explore_after_warmup: Any,
+    adapts_after_warmup: bool,
+    initial_history: Any,
+) -> tuple[float, float]:
+    """KMCStep's ``warmup_explore`` and ``explore_after_warmup``.
+
+    ``warmup_explore=None``: 0.5, or 0 with ``initial_history``. ``explore_after_warmup=None``:
+    :data:`DEFAULT_EXPLORE_AFTER_WARMUP` while the surrogate keeps adapting after warm-up
+    without ``initial_history``, else 0.
 
     Parameters
     ----------
-    warmup_explore : float or None
+    warmup_explore, explore_after_warmup : float or None
+    adapts_after_warmup : bool
+        Whether the adaptation schedule goes on after warm-up.
     initial_history : array or None
 
     Returns
     -------
-    float
+    tuple of float
     """
-    if warmup_explore is None:
-        return 0.0 if initial_history is not None else 0.5
-    return float(
-        check_number("warmup_explore", warmup_explore, minimum=0.0, maximum=1.0, also="None")
-    )
+    given = initial_history is not None
+    shares = []
+    for name, value, default in (
+        ("warmup_explore", warmup_explore, 0.0 if given else 0.5),
+        ("explore_after_warmup", explore_after_warmup,
+         DEFAULT_EXPLORE_AFTER_WARMUP if adapts_after_warmup and not given else 0.0),
+    ):  # fmt: skip
+        if value is None:
+            shares.append(default)
+        else:
+            shares.append(float(check_number(name, value, minimum=0.0, maximum=1.0, also="None")))
+    return shares[0], shares[1]

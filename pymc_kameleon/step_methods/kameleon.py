@@ -37,7 +37,7 @@ from pymc_kameleon.step_methods.pooling import pooled_variant
 
 _GAMMA_HINT = "It is the standard deviation of the isotropic term of the proposal."
 #: the global move's probability with ``global_weight=None``: after a Gaussian start-up, and not
-DEFAULT_GLOBAL_WEIGHT = 0.2
+DEFAULT_GLOBAL_WEIGHT = 0.5
 GAUSSIAN_GLOBAL_WEIGHT = 0.8
 
 __all__ = ["KameleonState", "KameleonStep"]
@@ -140,8 +140,11 @@ class KameleonStep(AdaptiveMHStep):
         Hastings ratio uses the mixture density, so the step stays exact. It lets a chain leave
         regions its history never covered. 0 gives the kernel move alone. None (the default)
         chooses per chain: 0.8 where the start-up found the posterior Gaussian at its mode
-        (``start_up`` stat 1; there the global move is the efficient one), 0.2 elsewhere (a
-        curved posterior, where the kernel move earns its cost).
+        (``start_up`` stat 1; there the global move is the efficient one), 0.5 elsewhere: the
+        kernel move earns its cost on a curved posterior, but shrinks toward
+        :math:`\gamma^2 I` in a long tail its history has not covered (on a heavy-tailed PK
+        posterior 0.2 left chains stuck there: ESS 101 and R-hat 1.06 at one seed of four, where
+        0.5 passed all four; 0.4 had not cost ESS on the bananas; BENCHMARKS.md, issue 46).
     model, initial_point, compile_kwargs, blocked, rng
         As for PyMC's own step methods. ``compile_kwargs`` (e.g. ``{"mode": "NUMBA"}``) is passed
         to the log-density compilation.

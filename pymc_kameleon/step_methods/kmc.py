@@ -37,7 +37,7 @@ from pymc_kameleon.step_methods.arguments import (
     check_independence,
     check_target_accept,
     check_warmup,
-    parse_warmup_explore,
+    parse_explore_shares,
 )
 from pymc_kameleon.step_methods.base import (
     GradientFreeState,
@@ -47,8 +47,8 @@ from pymc_kameleon.step_methods.base import (
 from pymc_kameleon.step_methods.kmc_basis import warn_basis_size
 from pymc_kameleon.step_methods.kmc_metropolis import (
     follow_kept_states,
-    independence_after_warmup,
     metropolis_move,
+    move_after_warmup,
 )
 from pymc_kameleon.step_methods.notices import note_divergence
 from pymc_kameleon.step_methods.pooling import pooled_variant
@@ -206,9 +206,11 @@ class KMCStep(GradientFreeStep):
         :math:`p_t = (t+1)^{-1/2}`, and with ``independence="always"`` the
         independence moves' followed t takes the mean and covariance of the states kept since
         warm-up. The length scale, mass, step size and independence share stay at their
-        warm-up values. :math:`p_t \to 0` while :math:`\sum_t p_t` diverges, so the chain
-        converges to the posterior (diminishing adaptation), but the kept draws do not come from
-        one fixed kernel. Why it is the default: the surrogate is only as good as its history,
+        warm-up values, and a share ``explore_after_warmup`` of the kept moves (0.1 by default)
+        are moves of the frozen exploration random walk, which keeps the adapted kernels
+        ergodic. :math:`p_t \to 0` while :math:`\sum_t p_t` diverges, so the chain converges
+        to the posterior (diminishing adaptation), but the kept draws do not come from one fixed
+        kernel. Why it is the default: the surrogate is only as good as its history,
         and a warm-up of 1000 iterations holds a few hundred independent draws at best (GP
         classification on Glass, median of three seeds: min ESS 346 against 188 frozen).
         ``"tune"``: freeze everything at the end of warm-up, for a kernel that is exactly
@@ -227,6 +229,21 @@ class KMCStep(GradientFreeStep):
         these moves widen it. They stop at the end of warm-up: every kept draw is a KMC move.
         Defaults to 0.5, or to 0 when ``initial_history`` is given (that history is assumed to
         cover the posterior already, so every iteration is a trajectory).
+    explore_after_warmup : float, optional
+        After warm-up, the fraction of iterations that make a move of the exploration random
+        walk, frozen at the end of warm-up (whitened adaptive Metropolis by default), instead
+        of a trajectory (or an independence move). Where the surrogate keeps adapting after
+        warm-up it learns from the kept states, and the trajectories only go where its history
+        has been; without these moves the chain and its refits can settle together on the part
+        of the posterior the warm-up reached, every chain agreeing on a posterior without its
+        far tail (on a heavy-tailed PK posterior, the sd of the tail parameters was 0.75 of the
+        reference at R-hat 1.004; BENCHMARKS.md, "Heavy tails", issue 46). A share of moves of
+        a kernel that does not adapt keeps every adapted kernel mixed with one fixed, ergodic
+        kernel (the safeguard of Roberts and Rosenthal's adaptive Metropolis) and brings the
+        refits states from beyond the history. Defaults to 0.1 when the adaptation goes on
+        after warm-up (``adaptation="vanishing"``, the default), else to 0 (with
+        ``adaptation="tune"``, and with ``initial_history``, which is assumed to cover the
+        posterior). The moves report ``n_steps = 0``.
     history_capacity : int, optional
         Number of past states kept (a uniform reservoir over the whole history); defaults to
         ``max(10 * n_history, 10000)``, and is raised to the size of ``initial_history`` if
@@ -415,6 +432,7 @@ class KMCStep(GradientFreeStep):
         adapt_start: int = 200,
         refit_growth: float = 1.5,
         warmup_explore: float | None = None,
+        explore_after_warmup: float | None = None,
         history_capacity: int | None = None,
         initial_history: np.ndarray | None = None,
         model=None,
@@ -438,26 +456,28 @@ class KMCStep(GradientFreeStep):
         self.step_size_range, self.n_steps_range = lengths.step_size_range, lengths.n_steps_range
         self.target_accept = check_target_accept(target_accept, "0.6-0.8 suits Hamiltonian moves.")
         self.warmup, self.independence = check_warmup(warmup), check_independence(independence)
-        self.warmup_explore = parse_warmup_explore(warmup_explore, initial_history)
         super().__init__(
             vars, adaptation=adaptation, model=model, initial_point=initial_point, rng=rng,
             compile_kwargs=compile_kwargs, blocked=blocked, start_up=start_up,
             noise_free_other_steps=noise_free_other_steps, pool_warmup=pool_warmup,
             noise_check_interval=noise_check_interval,
         )  # fmt: skip
-        self._set_initial_history(initial_history)
+        self._set_initial_history(initial_history, warmup_explore, explore_after_warmup)
         self._add_stats(WHITENED_WARMUP_STATS if self.warmup == "whitened" else {})
 
-    def _set_initial_history(self, initial_history: Any) -> None:
-        """Validate ``initial_history`` (now that the dimension is known) and enter it."""
+    def _set_initial_history(self, initial_history: Any, *explore_shares: Any) -> None:
+        """Validate ``initial_history`` (now that the dimension is known) and enter it; set the
+        exploration shares (``warmup_explore``, ``explore_after_warmup``), whose defaults
+        depend on it and on the adaptation."""
+        self.warmup_explore, self.explore_after_warmup = parse_explore_shares(
+            *explore_shares, self.schedule.adapts_after_tuning, initial_history
+        )
         if initial_history is None:
             return
         settings = self.learner_settings
-        minimum, reason = (
-            (MIN_INITIAL_HISTORY_CV, "the length-scale cross-validation needs")
-            if settings.lengthscale is None
-            else (MIN_INITIAL_HISTORY, "the fit needs")
-        )
+        cv = settings.lengthscale is None
+        minimum = MIN_INITIAL_HISTORY_CV if cv else MIN_INITIAL_HISTORY
+        reason = "the length-scale cross-validation needs" if cv else "the fit needs"
         self.initial_history = check_initial_history(
             initial_history, self.dim, minimum, type(self).__name__, reason
         )
@@ -605,7 +625,8 @@ class KMCStep(GradientFreeStep):
         """One leapfrog trajectory on the surrogate, accepted with the true target.
 
         During warm-up some iterations are adaptive random-walk moves instead (see
-        ``warmup_explore``); they report ``n_steps = 0``.
+        ``warmup_explore``), after it independence moves and moves of the frozen random walk
+        (``independence``, ``explore_after_warmup``); they report ``n_steps = 0``.
 
         Parameters
         ----------
@@ -632,15 +653,14 @@ class KMCStep(GradientFreeStep):
             self.surrogate is None  # (never fitted during a whitened warm-up's start)
             or (self.warmup_explore > 0.0 and self.rng.random() < self.warmup_explore)
         )
-        independent = None if self.tune else independence_after_warmup(self)
-        if independent is not None or explore:
+        fixed = None if self.tune else move_after_warmup(self)  # (None: a trajectory)
+        if fixed is not None or explore:
             explore = True  # (not a trajectory: the step size does not learn from it)
-            accept_prob, moved_stats = metropolis_move(self, independent or self.explore)
+            accept_prob, moved_stats = metropolis_move(self, fixed or self.explore)
         else:
             accept_prob, moved_stats = self._hamiltonian_move(self.x_current)
         if self._adapting():
-            diverged = moved_stats["diverging"]
-            self._adapt(DIVERGENT_ACCEPT_STAT if diverged else accept_prob, explore)
+            self._adapt(DIVERGENT_ACCEPT_STAT if moved_stats["diverging"] else accept_prob, explore)
         self.iteration += 1
         stats = {
             "accept": accept_prob,

@@ -15,6 +15,7 @@ from pymc_kameleon.core.proposals.independence import (
     MAX_INDEPENDENCE_WEIGHT,
     MIN_INDEPENDENCE_WEIGHT,
     MIN_KEPT_PER_DIM,
+    WIDE_SCALE,
     IndependenceMixing,
     IndependenceProposal,
     student_t_log_density,
@@ -25,8 +26,8 @@ MEAN = np.array([1.0, -2.0, 0.5])
 COV = np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])
 
 
-def anchored(df: float = 4.0) -> IndependenceProposal:
-    return IndependenceProposal(3, df=df, anchor=whitening_map(MEAN, COV))
+def anchored(df: float = 4.0, wide_scale: float = 1.0) -> IndependenceProposal:
+    return IndependenceProposal(3, df=df, anchor=whitening_map(MEAN, COV), wide_scale=wide_scale)
 
 
 @pytest.mark.parametrize("df", [1.0, 4.0, 30.0])
@@ -51,6 +52,44 @@ def test_draws_have_the_t_moments_and_their_own_density():
     assert log_q_one == pytest.approx(proposal.log_density(x_new, np.ones(3)))
 
 
+def test_a_widened_t_is_an_even_mixture_with_a_wide_copy():
+    proposal = IndependenceProposal(3, anchor=whitening_map(MEAN, COV))
+    assert proposal.wide_scale == 1.0
+    proposal.widen(WIDE_SCALE)
+    assert proposal.wide_scale == WIDE_SCALE > 1.0
+    narrow = stats.multivariate_t(loc=MEAN, shape=COV, df=4.0)
+    wide = stats.multivariate_t(loc=MEAN, shape=WIDE_SCALE**2 * COV, df=4.0)
+    rng = np.random.default_rng(7)
+    draws, log_q = proposal.propose_many(np.zeros((60_000, 3)), rng)
+    expected = np.log(0.5 * narrow.pdf(draws) + 0.5 * wide.pdf(draws))
+    np.testing.assert_allclose(log_q, expected, rtol=1e-10)
+    np.testing.assert_allclose(proposal.log_density_many(draws, draws), expected, rtol=1e-10)
+    # half the draws from each t: the squared Mahalanobis distance over d is F(d, df)-distributed
+    # under the narrow t, and that divided by the scale squared under the wide one
+    u = whitening_map(MEAN, COV).to_kernel(draws)
+    radius = np.sum(u * u, axis=1) / 3.0
+    for r in (0.5, 2.0, 8.0):
+        expected_mass = 0.5 * stats.f(3, 4).cdf(r) + 0.5 * stats.f(3, 4).cdf(r / WIDE_SCALE**2)
+        assert np.mean(radius <= r) == pytest.approx(expected_mass, abs=0.01)
+
+
+@pytest.mark.parametrize("scale", [0.5, math.nan, math.inf])
+def test_a_wide_scale_below_one_is_refused(scale):
+    with pytest.raises(ValueError, match="wide_scale"):
+        IndependenceProposal(2, wide_scale=scale)
+    with pytest.raises(ValueError, match="wide_scale"):
+        IndependenceProposal(2).widen(scale)
+
+
+def test_the_t_widens_when_the_share_freezes_after_warmup():
+    mixing = IndependenceMixing(
+        IndependenceProposal(2, anchor=whitening_map(np.zeros(2), np.eye(2)))
+    )
+    assert mixing.proposal.wide_scale == 1.0
+    mixing.freeze()
+    assert mixing.proposal.wide_scale == WIDE_SCALE
+
+
 def test_standard_t_density_integrates_to_one_in_one_dimension():
     grid = np.linspace(-400.0, 400.0, 400_001)[:, None]
     total = np.trapezoid(np.exp(student_t_log_density(grid, 3.0)), grid[:, 0])
@@ -58,7 +97,7 @@ def test_standard_t_density_integrates_to_one_in_one_dimension():
 
 
 def test_anchor_is_kept_and_a_followed_map_is_mixed_in_with_equal_weight():
-    proposal = anchored()
+    proposal = anchored(wide_scale=1.0)
     other = whitening_map(np.zeros(3), np.eye(3))
     proposal.set_map(other)
     assert proposal.maps == (proposal.anchor, other)

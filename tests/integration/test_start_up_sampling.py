@@ -243,7 +243,7 @@ def test_kameleon_moves_weight_to_the_global_move_after_a_gaussian_start_up():
         lambda: KameleonStep(n_history=50), scaled_model(), {"x": np.zeros(3)}
     )
     np.testing.assert_allclose(weights, [0.2, 0.8])
-    np.testing.assert_allclose(next_chain, [0.8, 0.2])
+    np.testing.assert_allclose(next_chain, [0.5, 0.5])
     fixed, _ = _kernel_and_global_weights(
         lambda: KameleonStep(n_history=50, global_weight=0.3), scaled_model(), {"x": np.zeros(3)}
     )
@@ -254,4 +254,4 @@ def test_kameleon_moves_weight_to_the_global_move_after_a_gaussian_start_up():
     curved, _ = _kernel_and_global_weights(
         lambda: KameleonStep(n_history=50), banana, banana.initial_point()
     )
-    np.testing.assert_allclose(curved, [0.8, 0.2])
+    np.testing.assert_allclose(curved, [0.5, 0.5])

@@ -95,6 +95,7 @@ CASES = {
         "adapt_start": [*INTEGER, None, 9],
         "refit_growth": [True, "2", None, NAN, INF, -1.0, 1.0, 0.5, [2.0]],
         "warmup_explore": [True, "0.5", NAN, INF, -0.1, 1.5, [0.5]],
+        "explore_after_warmup": [True, "0.1", NAN, INF, -0.1, 1.5, [0.1]],
         "history_capacity": [*INTEGER, 499],
         "coordinates": [*CHOICE, None, "Local", "fisher", ["local"]],
         **COMMON,

@@ -226,6 +226,37 @@ def test_vanishing_default_after_warmup():
     assert np.any(n_steps == 0) and np.any(n_steps > 0)  # both kinds of move after warm-up
 
 
+def test_exploration_after_warmup_only_while_the_surrogate_adapts():
+    # the default share is 0.1 while the surrogate keeps adapting after warm-up, else 0
+    with mv_model() as model:
+        assert make_kmc().explore_after_warmup == 0.1
+        assert make_kmc(adaptation="tune").explore_after_warmup == 0.0
+        dim = sum(np.size(v) for v in model.initial_point().values())
+        history = np.random.default_rng(0).normal(size=(50, dim))
+        assert make_kmc(initial_history=history).explore_after_warmup == 0.0
+        assert make_kmc(adaptation="tune", explore_after_warmup=0.3).explore_after_warmup == 0.3
+
+
+def test_exploration_moves_after_warmup_are_the_frozen_random_walk():
+    # with a share of 1 every kept move is a move of the exploration random walk, which no
+    # longer changes; the surrogate still learns from the kept states
+    model = mv_model()
+    with model:
+        step = make_kmc(independence="off", explore_after_warmup=1.0)
+    step.set_rng(4)
+    step.tune = True
+    point, _ = run_direct(step, model.initial_point(), 300)
+    step.stop_tuning()
+    walk = step.explore
+    frozen = (walk.affine, walk.main.scale.current, walk.stage)
+    seen = step.history.n_seen
+    _, stats = run_direct(step, point, 200)
+    assert all(s["n_steps"] == 0 for s in stats)
+    assert 0.0 < np.mean([s["accepted"] for s in stats]) < 1.0
+    assert (walk.affine, walk.main.scale.current, walk.stage) == frozen
+    assert step.history.n_seen == seen + 200
+
+
 def test_no_leak_between_sequential_chains_and_reuse():
     model = mv_model()
     with model:
@@ -455,6 +486,8 @@ def test_non_finite_trajectory_is_diverging_and_never_evaluated():
         ({"adapt_start": 0}, "adapt_start"),
         ({"refit_growth": 1.0}, "refit_growth"),
         ({"warmup_explore": 1.5}, "warmup_explore"),
+        ({"explore_after_warmup": -0.1}, "explore_after_warmup"),
+        ({"explore_after_warmup": 1.5}, "explore_after_warmup"),
         ({"history_capacity": 10}, "history_capacity"),
         ({"adaptation": "sometimes"}, "adaptation"),
     ],

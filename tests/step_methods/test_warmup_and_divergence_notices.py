@@ -144,8 +144,10 @@ def test_the_suggestion_goes_up_from_the_steps_own_value(caplog):
 
 
 def test_no_divergence_no_message(caplog):
+    # (after 400 warm-up iterations a standard normal still gave a few divergences at 5 seeds of
+    # 12, on 2 x 100 draws; after 1000, none at 12 seeds)
     idata, messages = sample(KMCStep, gaussian_model(), caplog,
-                             tune=400, draws=100)  # fmt: skip
+                             tune=1000, draws=100)  # fmt: skip
     assert posterior_dataset(idata, "sample_stats")["diverging"].values.sum() == 0
     assert not with_text(messages, DIVERGED), messages
 

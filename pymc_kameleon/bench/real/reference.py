@@ -54,6 +54,9 @@ class NutsSettings:
         ``pm.sample`` initialisation (``"jitter+adapt_full"``: a dense mass matrix, so the
         strongly correlated regressions mix well).
     seed : int
+    mode : str, optional
+        PyTensor compilation mode of the model's functions (``"NUMBA"`` for a twin whose
+        ``scan`` gradient is slow in the default C backend); None: PyMC's default.
     """
 
     chains: int = 4
@@ -62,6 +65,7 @@ class NutsSettings:
     target_accept: float = 0.95
     init: str = "jitter+adapt_full"
     seed: int = 20240611
+    mode: str | None = None
 
 
 @dataclass
@@ -121,6 +125,7 @@ def build_reference(name: str, settings: NutsSettings = NutsSettings()) -> Refer
             random_seed=settings.seed,
             progressbar=False,
             compute_convergence_checks=False,
+            **({} if settings.mode is None else {"compile_kwargs": {"mode": settings.mode}}),
         )
     seconds = time.perf_counter() - start
     labels, draws = scalar_draws(idata, var_names)

@@ -13,6 +13,15 @@ evaluation each, which is why the steps give it a weight that follows its accept
 
 The heavy tails keep the importance ratio ``pi / q`` bounded in more directions than a Gaussian
 would: a proposal narrower than the posterior makes an independence sampler stick in the tails.
+For the same reason the t's kept after warm-up are defensive mixtures
+(:meth:`IndependenceMixing.freeze`): half of their draws come from a copy whose scale is
+:data:`WIDE_SCALE` times larger. A warm-up that has not yet been far into a long tail (a ridge
+that runs out to the prior, as ``log K_m`` and ``log V_m`` of a saturable PK model) leaves moments
+that are too narrow there, and a chain whose only way into the tail is a random walk along it goes
+there too rarely for its MCSEs to notice (sd 0.74 and 0.79 of the reference at ESS 523 and 942,
+R-hat 1.01; BENCHMARKS.md, "Heavy tails", issue 46). During warm-up the t's stay single: wide
+draws accepted there fed KMCStep's step size and left divergent trajectories after warm-up on a
+plain location-scale model.
 """
 
 from __future__ import annotations
@@ -38,6 +47,8 @@ MAX_INDEPENDENCE_WEIGHT = 0.5
 FULL_WEIGHT_ACCEPTANCE = 0.1
 #: the smallest share, so that a proposal that starts badly can still show it is good
 MIN_INDEPENDENCE_WEIGHT = 0.02
+#: the scale of the wide half of each t (the defensive mixture) relative to its map's
+WIDE_SCALE = 3.0
 #: states kept after warm-up, per dimension, before their moments shape the followed t
 MIN_KEPT_PER_DIM = 10
 
@@ -79,6 +90,9 @@ class IndependenceProposal(Proposal):
         Maps kept whatever :meth:`set_map` hands in.
     anchor_weights : sequence of float, optional
         Their relative weights (default equal).
+    wide_scale : float, default 1.0
+        Each map's t is the even mixture of ``t_df(c, A A^T)`` and ``t_df(c, s^2 A A^T)`` with
+        ``s = wide_scale``; 1 gives the single t (see :meth:`widen`).
 
     Attributes
     ----------
@@ -98,9 +112,11 @@ class IndependenceProposal(Proposal):
         df: float = 4.0,
         anchor: AffineMap | Sequence[AffineMap] | None = None,
         anchor_weights: Sequence[float] | None = None,
+        wide_scale: float = 1.0,
     ) -> None:
         if not (math.isfinite(df) and df > 0.0):
             raise ValueError(f"IndependenceProposal: `df` must be finite and > 0, got {df!r}.")
+        self.widen(wide_scale)
         self.dim = int(dim)
         self.df = float(df)
         if anchor is None:
@@ -119,6 +135,20 @@ class IndependenceProposal(Proposal):
         #: the anchors' relative weights (sum 1)
         self.anchor_weights = weights / weights.sum() if weights.size else weights
         self.followed: AffineMap | None = None
+
+    def widen(self, wide_scale: float) -> None:
+        """Make each map's t the even mixture with a copy ``wide_scale`` times as wide.
+
+        Parameters
+        ----------
+        wide_scale : float
+            At least 1 (1: the single t).
+        """
+        if not (math.isfinite(wide_scale) and wide_scale >= 1.0):
+            raise ValueError(
+                f"IndependenceProposal: `wide_scale` must be finite and >= 1, got {wide_scale!r}."
+            )
+        self.wide_scale = float(wide_scale)
 
     @property
     def anchor(self) -> AffineMap | None:
@@ -156,6 +186,8 @@ class IndependenceProposal(Proposal):
             )
         z = rng.standard_normal((n, self.dim))
         u = z / np.sqrt(rng.chisquare(self.df, size=(n, 1)) / self.df)
+        if self.wide_scale != 1.0:
+            u[rng.random(n) < 0.5] *= self.wide_scale
         if len(self.anchors) > 1:
             which = rng.choice(len(maps), size=n, p=self.weights)
         elif len(maps) > 1:  # one anchor and the followed map: equal weights
@@ -169,13 +201,20 @@ class IndependenceProposal(Proposal):
 
     def _log_q(self, x: np.ndarray) -> np.ndarray:
         """Log-density of the mixture of the maps' t's at each row of ``x`` (``(n, d)``)."""
-        terms = np.array(
-            [student_t_log_density(m.to_kernel(x), self.df) - m.log_det for m in self.maps]
-        )
+        terms = np.array([self._log_t(m.to_kernel(x)) - m.log_det for m in self.maps])
         weights = self.weights
         if np.all(weights == weights[0]):  # (equal weights: the sum as it always was)
             return np.logaddexp.reduce(terms, axis=0) - math.log(len(terms))
         return np.logaddexp.reduce(terms + np.log(weights)[:, None], axis=0)
+
+    def _log_t(self, u: np.ndarray) -> np.ndarray:
+        """Log-density of the standard t (or its even mixture with the wide copy) at rows ``u``."""
+        narrow = student_t_log_density(u, self.df)
+        if self.wide_scale == 1.0:
+            return narrow
+        s = self.wide_scale
+        wide = student_t_log_density(u / s, self.df) - self.dim * math.log(s)
+        return np.logaddexp(narrow, wide) - math.log(2.0)
 
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         """Draw a candidate from the t, whatever ``x`` is.
@@ -263,9 +302,9 @@ class IndependenceProposal(Proposal):
         if self.df <= 2.0:
             return np.full((self.dim, self.dim), np.inf)
         centre = np.average([m.shift for m in maps], axis=0, weights=weights)
+        spread = self.df / (self.df - 2.0) * 0.5 * (1.0 + self.wide_scale**2)
         parts = [
-            self.df / (self.df - 2.0) * m.matrix @ m.matrix.T
-            + np.outer(m.shift - centre, m.shift - centre)
+            spread * m.matrix @ m.matrix.T + np.outer(m.shift - centre, m.shift - centre)
             for m in maps
         ]
         return np.average(parts, axis=0, weights=weights)
@@ -340,8 +379,10 @@ class IndependenceMixing:
     __hash__ = None  # type: ignore[assignment]
 
     def freeze(self) -> None:
-        """Keep the current share from now on (a fixed kernel, for the draws after warm-up)."""
+        """Keep the current share from now on (a fixed kernel, for the draws after warm-up), and
+        mix each t with its copy :data:`WIDE_SCALE` times as wide (see the module docstring)."""
         self.frozen_weight = self.weight
+        self.proposal.widen(WIDE_SCALE)
 
     def follow_kept(self, x: np.ndarray, refresh: bool) -> bool:
         """Count a kept state; with ``refresh``, shape the followed t by the kept states.

@@ -12,6 +12,8 @@ the posterior (``|logp|`` about 100) the bound is 2e-6, and the measured differe
 1e-8. The Lotka-Volterra prior draws are kept only where the twin's step resolves the cycles
 (per-capita rates below 4 per year, a step of 1/8 year): beyond that, its fixed step is too long
 (the relative error reached 6e-3 at prior draws with rates near 10), far from the posterior.
+The Michaelis–Menten prior draws likewise (``K_m`` above 2 mg/L, ``k_a`` below 4 per hour, and
+the concentrations above 1e-3 mg/L, where the log-normal error is about ``log C``).
 """
 
 from __future__ import annotations
@@ -41,15 +43,23 @@ from pymc_kameleon.bench.real.models import (
     REAL_MODELS,
     REFERENCE_ONLY_MODELS,
     get_real_model,
+    load_table,
     reference_source,
+)
+from pymc_kameleon.bench.real.pk_ode import (
+    PK_TIMES,
+    pk_concentrations,
+    pk_mm_loglike,
+    simulate_pk_data,
 )
 from pymc_kameleon.bench.real.reference import load_reference
 
-BLACK_BOX = ("lynx-hare-ode", "nile-kalman", "flu-sir")
+BLACK_BOX = ("lynx-hare-ode", "nile-kalman", "flu-sir", "pk-mm-ode")
 N_POSTERIOR, N_PRIOR = 30, 30
 ATOL, RTOL = 1e-6, 1e-8
 BLACK_BOX_OPS = [
-    NumpyLogLikelihood(f) for f in (lynx_hare_loglike, nile_kalman_loglike, flu_sir_loglike)
+    NumpyLogLikelihood(f)
+    for f in (lynx_hare_loglike, nile_kalman_loglike, flu_sir_loglike, pk_mm_loglike)
 ]
 
 
@@ -88,6 +98,14 @@ def _resolved_cycles(point, max_rate=4.0):
     )
 
 
+def _resolved_pk(point):
+    k_a, k_m, v_m = (np.exp(point[n]) for n in ("log_ka", "log_Km", "log_Vm"))
+    if not (k_a < 4.0 and k_m > 2.0):
+        return False
+    c = pk_concentrations(k_a, k_m, v_m)
+    return c is not None and bool(np.all(c > 1e-3))
+
+
 def _prior_points(name, model):
     draws = pm.draw(model.free_RVs, draws=4 * N_PRIOR, random_seed=20240611)
     points = (
@@ -96,6 +114,8 @@ def _prior_points(name, model):
     )
     if name == "lynx-hare-ode":  # (lazily: solving at 401 times costs up to 0.1 s a draw)
         points = (p for p in points if _resolved_cycles(p))
+    if name == "pk-mm-ode":
+        points = (p for p in points if _resolved_pk(p))
     chosen = list(itertools.islice(points, N_PRIOR))
     assert len(chosen) == N_PRIOR
     return chosen
@@ -163,6 +183,19 @@ def test_the_kalman_filter_finds_the_published_nile_estimates():
     fit = minimize(lambda p: -nile_kalman_loglike(p), [4.0, 4.0], method="Nelder-Mead",
                    options={"xatol": 1e-7, "fatol": 1e-9})  # fmt: skip
     np.testing.assert_allclose(np.exp(2.0 * fit.x), [15099.0, 1469.1], rtol=2e-3)
+
+
+def test_the_pk_data_are_the_simulation_and_the_tail_is_heavy():
+    # the shipped concentrations are simulate_pk_data() to the CSV's 6 decimals
+    shipped = load_table("pk_mm.csv")
+    np.testing.assert_array_equal(shipped["time"], PK_TIMES)
+    np.testing.assert_allclose(shipped["concentration"], simulate_pk_data(), atol=5e-7)
+    # the reference: a right tail in log K_m that reaches far beyond its 95 % quantile
+    ref = load_reference("pk-mm-ode")
+    log_km = ref.labels.index("log_Km")
+    q05, q50, q95 = (ref.summary[q][log_km] for q in ("q05", "q50", "q95"))
+    assert q95 - q50 > 1.5 * (q50 - q05)
+    assert np.quantile(ref.draws[:, log_km], 0.995) - q95 > 1.0
 
 
 def test_the_pelts_and_a_failed_solve():
