@@ -71,8 +71,8 @@ def measure(estimator: str, tune: int, iters: int, seed: int) -> dict[str, float
     point, _, _ = _run(step, point, 200)  # settle after the freeze
     point, plain_us, grads = _run(step, point, iters)
     # breakdown pass
-    logp = _Timed(step._logp)
-    step._logp = logp
+    logp = _Timed(step.density.compiled)
+    step.density.compiled = logp
     owner, name = _trajectory_attr(step)
     original = getattr(owner, name)
     traj = _Timed(original)
@@ -81,7 +81,7 @@ def measure(estimator: str, tune: int, iters: int, seed: int) -> dict[str, float
         point, wrapped_us, _ = _run(step, point, iters)
     finally:
         setattr(owner, name, original)
-        step._logp = logp.fn
+        step.density.compiled = logp.fn
     return {
         "warm_us": warm_us,
         "refits": refit.calls,

@@ -125,14 +125,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
     :math:`\log \hat p` at the current state, pooled over the checks so far (pseudo-marginal
     chains stick when it is well above 1-2).
 
-    ``warning`` is None except where it holds a :class:`~pymc.stats.convergence.SamplerWarning`,
-    which PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
-    ``pm.sample(keep_warning_stat=True)``: near a chain's first iteration when its warm-up is
-    too short to learn the proposal (``tune=0``, or below the minimum the message names),
-    and at the first iteration after warm-up of a chain that never moved during warm-up (or
-    ended it with a non-finite log-density), naming the counts and the likely cause. A model
-    without a stochastic likelihood whose log-density is not finite at the starting point
-    raises :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+    <warning stat>
 
     References
     ----------
@@ -183,7 +176,11 @@ class AdaptiveMetropolis(AdaptiveMHStep):
 
         make_proposal = partial(self._build_proposal, initial_history)
         super().__init__(
-            vars, proposal=make_proposal, adaptation=adaptation, independence=independence, **options
+            vars,
+            proposal=make_proposal,
+            adaptation=adaptation,
+            independence=independence,
+            **options,
         )
 
     def _build_proposal(self, initial_history: Any, dim: int) -> Proposal:
@@ -248,4 +245,3 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         numpy.ndarray, shape (d, d)
         """
         return self.proposal.covariance(x)
-

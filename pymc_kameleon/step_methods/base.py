@@ -445,9 +445,7 @@ class GradientFreeStep(ArrayStepShared):
             return 0
         budget = start_up_budget(self.start_up, self.warmup_length)
         # a stochastic estimate is climbed with one noise draw held fixed (common random numbers)
-        log_density = self.density.with_frozen_noise(
-            self.x_current, start_up_noise_rng(self.rng)
-        )
+        log_density = self.density.with_frozen_noise(self.x_current, start_up_noise_rng(self.rng))
         # an explicit budget is spent on climbs from further starts; the default stops at one mode
         result = run_start_up(
             log_density, self.x_current, budget, self.rng, self.prior_draws,

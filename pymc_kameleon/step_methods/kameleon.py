@@ -147,18 +147,11 @@ class KameleonStep(AdaptiveMHStep):
         posterior 0.2 left chains stuck there: ESS 101 and R-hat 1.06 at one seed of four, where
         0.5 passed all four; 0.4 had not cost ESS on the bananas; BENCHMARKS.md, issue 46).
     <shared options>
-    independence : {"always", "warmup", "off"}, default "always"
-        Independence moves (a Student t with 4 degrees of freedom, proposing regardless of the
-        current state), when the start-up found a mode with a positive definite curvature (Gaussian
-        or not): during warm-up a share of the moves are drawn from an equal mixture of the t at
-        that mode with its curvature's covariance and the t of the latest covariance window; the
-        share follows their acceptance rate (at most 0.5, at least 0.02). On a posterior that is
-        roughly elliptical, each accepted one is a nearly independent draw (a fifth to a half of
-        them are accepted on GP classification on Glass), which gives warm-up a history that
-        covers the posterior. ``"always"`` keeps them after warm-up
-        with the share and the t's fixed there (an exact kernel; on GP classification on Glass it
-        takes the median min ESS from 27 to 139); ``"warmup"`` stops them with warm-up;
-        ``"off"`` never uses them. See :doc:`/concepts/warmup`.
+    <independence moves>
+        ``"always"`` keeps them after warm-up with the share and the t's fixed there (an exact
+        kernel; on GP classification on Glass it takes the median min ESS from 27 to 139);
+        ``"warmup"`` stops them with warm-up; ``"off"`` never uses them.
+        See :doc:`/concepts/warmup`.
     initial_history : array_like of shape (n, d), optional
         States of the sampled space (the step's variables raveled in order, on the transformed
         scale, as ``model.initial_point()`` lists them), e.g. exact draws from the target or the
@@ -211,14 +204,7 @@ class KameleonStep(AdaptiveMHStep):
     of :math:`\log \hat p` at the current state, pooled over the checks so far (pseudo-marginal
     chains stick when it is well above 1-2).
 
-    ``warning`` is None except where it holds a :class:`~pymc.stats.convergence.SamplerWarning`,
-    which PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
-    ``pm.sample(keep_warning_stat=True)``: near a chain's first iteration when its warm-up is
-    too short to learn the proposal (``tune=0``, or below the minimum the message names),
-    and at the first iteration after warm-up of a chain that never moved during warm-up (or
-    ended it with a non-finite log-density), naming the counts and the likely cause. A model
-    without a stochastic likelihood whose log-density is not finite at the starting point
-    raises :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+    <warning stat>
 
     References
     ----------
@@ -376,7 +362,6 @@ class KameleonStep(AdaptiveMHStep):
         numpy.ndarray, shape (d, d)
         """
         return self.proposal.covariance(x)
-
 
 
 def _check_fraction(discard_fraction: float) -> float:

@@ -238,15 +238,8 @@ class KMCStep(AdaptiveMHStep):
         give a warning. The chain is exact whatever these states are; they only shape the
         proposal.
     <shared options>
-    independence : {"always", "warmup", "off"}, default "always"
-        Independence moves (a Student t with 4 degrees of freedom, proposing regardless of the
-        current state), when the start-up found a mode with a positive definite curvature (Gaussian
-        or not): during warm-up a share of the moves are drawn from an equal mixture of the t at
-        that mode with its curvature's covariance and the t of the latest covariance window; the
-        share follows their acceptance rate (at most 0.5, at least 0.02). On a posterior that is
-        roughly elliptical, each accepted one is a nearly independent draw (a fifth to a half of
-        them are accepted on GP classification on Glass), which gives warm-up a history that
-        covers the posterior. ``"always"`` (the default) keeps them after warm-up with the share
+    <independence moves>
+        ``"always"`` (the default) keeps them after warm-up with the share
         fixed there, alongside the trajectories (GP classification on Glass, median of three
         seeds: min ESS 346 with them kept, 214 in warm-up only; BENCHMARKS.md); ``"warmup"``
         uses them in warm-up only; ``"off"`` never.
@@ -291,16 +284,7 @@ class KMCStep(AdaptiveMHStep):
     well above 1-2). The Metropolis test uses the stored estimate of the current state and a
     fresh one at the end point, so the chain stays exact.
 
-    ``warning`` is None except where it holds a :class:`~pymc.stats.convergence.SamplerWarning`,
-    which PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
-    ``pm.sample(keep_warning_stat=True)``: near a chain's first iteration when its warm-up is
-    too short to learn the proposal (``tune=0``, or below the minimum the message names),
-    at a chain's first trajectory that diverges after warm-up (naming
-    ``KMCStep(target_accept=...)``, which PyMC's "Increase `target_accept`" means here),
-    and at the first iteration after warm-up of a chain that never moved during warm-up (or
-    ended it with a non-finite log-density), naming the counts and the likely cause. A model
-    without a stochastic likelihood whose log-density is not finite at the starting point
-    raises :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+    <warning stat>
 
     Names: ``lengthscale`` is the kernel length scale :math:`\ell` everywhere (the argument, the
     stat, ``step.lengthscale``); the argument ``regularisation`` is the ridge :math:`\lambda`,
@@ -518,13 +502,25 @@ class KMCStep(AdaptiveMHStep):
         """The notice of a chain's first trajectory that diverged after warm-up."""
         return divergence_message(type(self).__name__, self.target_accept)
 
-    def _first_iteration(self) -> None:
-        """Warn about an ``n_history`` the run cannot use; pilot scores and first fit."""
-        message = basis_size_warning(
-            self.learner_settings, self.warmup_length, len(getattr(self, "population", None) or [None]),
-            0 if self.initial_history is None else self.initial_history.shape[0],
+    def basis_size_message(self) -> str | None:
+        """The warning of an ``n_history`` this chain cannot use or pay for, or None.
+
+        Given at a chain's first iteration (see :mod:`~pymc_kameleon.step_methods.kmc_basis`).
+
+        Returns
+        -------
+        str or None
+        """
+        n_chains = len(getattr(self, "population", None) or [None])  # (all, when pooled)
+        n_initial = 0 if self.initial_history is None else self.initial_history.shape[0]
+        return basis_size_warning(
+            self.learner_settings, self.warmup_length, n_chains, n_initial,
             self.schedule.adapts_after_tuning,
         )  # fmt: skip
+
+    def _first_iteration(self) -> None:
+        """Warn about an ``n_history`` the run cannot use; pilot scores and first fit."""
+        message = self.basis_size_message()
         if message is not None:
             warnings.warn(message, UserWarning, stacklevel=caller_stacklevel())
         evaluate = None if self.is_pseudo_marginal else self.density.counted

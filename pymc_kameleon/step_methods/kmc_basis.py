@@ -3,10 +3,10 @@
 The lite surrogate's basis is a subsample of the chain's history, of ``n_history`` points but,
 above 500, never more than the states stored by the end of warm-up
 (:meth:`~pymc_kameleon.core.surrogates.learner.SurrogateLearner.basis_size`). At the first
-iteration of each chain, once PyMC has said how long warm-up is, :func:`basis_size_warning` words the warning
-when ``n_history`` is more than that warm-up can store, and when the basis it allows makes each
-refit after warm-up expensive (its cost is cubic in the basis size, and vanishing adaptation
-refits about :math:`2\\sqrt{T}` times in :math:`T` iterations).
+iteration of each chain, once PyMC has said how long warm-up is, :func:`basis_size_warning`
+words a warning when ``n_history`` is more than that warm-up can store, and when the basis it
+allows makes each refit after warm-up expensive (its cost is cubic in the basis size, and
+vanishing adaptation refits about :math:`2\\sqrt{T}` times in :math:`T` iterations).
 """
 
 from __future__ import annotations

@@ -116,8 +116,8 @@ def short_warmup_message(plan: WarmupPlan, tune: int | None) -> str | None:
         problem = (
             f"pm.sample(tune={tune}) is too short for its warm-up to learn the proposal: in "
             f"{dim} dimension{'s' if dim != 1 else ''} it needs at least {minimum} warm-up "
-            f"iterations ({_what_warmup_needs(plan, tune)}), so the draws come from a barely adapted "
-            "kernel"
+            f"iterations ({_what_warmup_needs(plan, tune)}), so the draws come from a barely "
+            "adapted kernel"
         )
     return (
         f"{name}: {problem}, which can mix badly (R-hat above 1.01, a small ESS). Use "

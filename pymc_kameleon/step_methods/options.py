@@ -4,7 +4,8 @@ Each step's constructor takes its own arguments by name and these as ``**options
 (:class:`StepOptions`, so that type checkers and editors know them); :func:`parse_options`
 fills in the defaults and refuses a misspelt name as Python would, and
 :func:`document_options` writes their parameter paragraphs into each step's docstring where it
-says ``<shared options>``.
+says ``<shared options>`` (and the paragraphs the steps share about independence moves and
+the ``warning`` stat at their own markers).
 """
 
 from __future__ import annotations
@@ -72,7 +73,40 @@ OPTIONS_DOC = """\
         See :doc:`/concepts/warmup`.
 """
 
-_MARKER = "    <shared options>\n"
+#: the first part of the ``independence`` paragraph of KameleonStep and KMCStep (each goes on
+#: with what ``"always"`` does for it)
+INDEPENDENCE_DOC = """\
+    independence : {"always", "warmup", "off"}, default "always"
+        Independence moves (a Student t with 4 degrees of freedom, proposing regardless of the
+        current state), when the start-up found a mode with a positive definite curvature (Gaussian
+        or not): during warm-up a share of the moves are drawn from an equal mixture of the t at
+        that mode with its curvature's covariance and the t of the latest covariance window; the
+        share follows their acceptance rate (at most 0.5, at least 0.02). On a posterior that is
+        roughly elliptical, each accepted one is a nearly independent draw (a fifth to a half of
+        them are accepted on GP classification on Glass), which gives warm-up a history that
+        covers the posterior.
+"""
+
+#: what a step's ``warning`` stat holds, for the Notes of its docstring
+WARNING_STAT_DOC = """\
+    ``warning`` is None except where it holds a :class:`~pymc.stats.convergence.SamplerWarning`,
+    which PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
+    ``pm.sample(keep_warning_stat=True)``: near a chain's first iteration when its warm-up is
+    too short to learn the proposal (``tune=0``, or below the minimum the message names); for
+    :class:`~pymc_kameleon.KMCStep`, at a chain's first trajectory that diverges after warm-up
+    (naming ``KMCStep(target_accept=...)``, which PyMC's "Increase `target_accept`" means
+    there); and at the first iteration after warm-up of a chain that never moved during warm-up
+    (or ended it with a non-finite log-density), naming the counts and the likely cause. A model
+    without a stochastic likelihood whose log-density is not finite at the starting point
+    raises :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+"""
+
+#: the markers :func:`document_options` replaces, and what with
+_MARKERS = {
+    "    <shared options>\n": OPTIONS_DOC,
+    "    <independence moves>\n": INDEPENDENCE_DOC,
+    "    <warning stat>\n": WARNING_STAT_DOC,
+}
 
 
 def parse_options(
@@ -124,7 +158,10 @@ def parse_options(
 
 
 def document_options(cls: type) -> type:
-    """Write :data:`OPTIONS_DOC` into ``cls.__doc__`` where it says ``<shared options>``.
+    """Write the shared paragraphs into ``cls.__doc__`` at their markers.
+
+    :data:`OPTIONS_DOC` where it says ``<shared options>``, :data:`INDEPENDENCE_DOC` at
+    ``<independence moves>`` and :data:`WARNING_STAT_DOC` at ``<warning stat>``.
 
     Parameters
     ----------
@@ -135,6 +172,8 @@ def document_options(cls: type) -> type:
     type
         ``cls`` itself.
     """
-    if cls.__doc__ and _MARKER in cls.__doc__:
-        cls.__doc__ = cls.__doc__.replace(_MARKER, OPTIONS_DOC)
+    doc = cls.__doc__ or ""
+    for marker, text in _MARKERS.items():
+        doc = doc.replace(marker, text)
+    cls.__doc__ = doc
     return cls

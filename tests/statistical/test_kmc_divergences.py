@@ -22,7 +22,7 @@ import pytest
 
 from pymc_kameleon import KMCStep
 from pymc_kameleon._compat import posterior_dataset
-from pymc_kameleon.step_methods import kmc
+from pymc_kameleon.core.proposals import kmc_moves
 
 pytestmark = pytest.mark.statistical
 
@@ -58,5 +58,5 @@ def test_readme_example_has_almost_no_divergences():
 
 
 def test_negative_control_tuning_on_mean_acceptance_alone_diverges(monkeypatch):
-    monkeypatch.setattr(kmc, "DIVERGENT_ACCEPT_STAT", 0.0)
+    monkeypatch.setattr(kmc_moves, "DIVERGENT_ACCEPT_STAT", 0.0)
     assert divergent_fraction() > CONTROL_FLOOR

@@ -29,7 +29,7 @@ from pymc_kameleon.core.local_precision import LocalWidthScores
 from pymc_kameleon.core.proposals.adaptive_covariance import AdaptiveCovarianceProposal
 from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.isotropic_walk import IsotropicRandomWalk
-from pymc_kameleon.core.proposals.protocol import Outcome, Proposal, Transition
+from pymc_kameleon.core.proposals.protocol import Outcome, Proposal, Transition, same_state
 from pymc_kameleon.core.proposals.trajectory import (
     TRAJECTORY_STATS,
     SurrogateTrajectory,
@@ -42,9 +42,9 @@ from pymc_kameleon.core.surrogates.learner import LearnerSettings, SurrogateLear
 __all__ = [
     "COORDINATES",
     "DIVERGENT_ACCEPT_STAT",
+    "SCORE_INTERVAL_PER_DIM",
     "KMCMoves",
     "KMCSettings",
-    "SCORE_INTERVAL_PER_DIM",
 ]
 
 #: what a divergent trajectory counts as in the step-size tuning (a rejection counts 0)
@@ -105,6 +105,14 @@ class KMCSettings:
         self.warmup, self.schedule = warmup, schedule
         self.warmup_explore, self.explore_after_warmup = warmup_explore, explore_after_warmup
         self.local_coordinates, self.initial_history = local_coordinates, initial_history
+
+    def __eq__(self, other: object) -> bool:
+        """Equal settings (``sampling_state`` round trips compare them)."""
+        if not isinstance(other, KMCSettings):
+            return NotImplemented
+        return same_state(vars(self), vars(other))
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class KMCMoves(Proposal):
@@ -191,9 +199,7 @@ class KMCMoves(Proposal):
         if self.settings.local_coordinates:
             self.local_scores = LocalWidthScores(SCORE_INTERVAL_PER_DIM * self.dim)
         if pilot is not None:
-            self.learner.enter_initial_history(
-                self.coordinates.to_kernel(pilot), _chain_rng(rng)
-            )
+            self.learner.enter_initial_history(self.coordinates.to_kernel(pilot), _chain_rng(rng))
 
     def reset(self) -> None:
         """Start over with the same warm-up length (see :meth:`plan_warmup`)."""

@@ -96,6 +96,8 @@ class Proposal(ABC):
     #: the step then sums the ratio as ``H(start) - H(end)``
     #: (:func:`~pymc_kameleon.core.mh.mh_log_ratio`'s ``as_energies``)
     hastings_as_energies: ClassVar[bool] = False
+    #: attributes that live for one iteration (e.g. the last candidate's), left out of equality
+    ephemeral: ClassVar[tuple[str, ...]] = ()
     #: name -> (dtype, shape) of every entry :meth:`stats` returns
     stats_dtypes: ClassVar[dict[str, tuple[Any, list]]] = {}
 
@@ -250,7 +252,8 @@ class Proposal(ABC):
     def __eq__(self, other: object) -> bool:
         """Same type and equal attributes (arrays compared exactly; used by ``sampling_state``).
 
-        Attributes named ``_cache...`` hold values derived from the others and are not compared.
+        Attributes named ``_cache...`` hold values derived from the others and are not compared,
+        nor are those named in :attr:`ephemeral`.
         """
         if type(other) is not type(self):
             return NotImplemented
@@ -260,7 +263,10 @@ class Proposal(ABC):
 
 
 def _state_of(proposal: Proposal) -> dict[str, Any]:
-    return {k: v for k, v in vars(proposal).items() if not k.startswith("_cache")}
+    skipped = proposal.ephemeral
+    return {
+        k: v for k, v in vars(proposal).items() if not k.startswith("_cache") and k not in skipped
+    }
 
 
 def same_state(a: Any, b: Any) -> bool:

@@ -74,6 +74,7 @@ class SurrogateTrajectory(Proposal):
 
     symmetric: ClassVar[bool] = False
     hastings_as_energies: ClassVar[bool] = True
+    ephemeral: ClassVar[tuple[str, ...]] = ("last", "diverged")
     stats_dtypes: ClassVar[dict[str, tuple[Any, list]]] = {}
 
     def __init__(
@@ -128,7 +129,9 @@ class SurrogateTrajectory(Proposal):
         log_ratio = outcome.log_ratio
         energy_error = -log_ratio if not math.isnan(log_ratio) else math.inf
         self.diverged = not (
-            run.result.finite and math.isfinite(outcome.logp_new) and energy_error < MAX_ENERGY_ERROR
+            run.result.finite
+            and math.isfinite(outcome.logp_new)
+            and energy_error < MAX_ENERGY_ERROR
         )
         energy_start = -outcome.logp_current + run.kinetic_start
         return {
