@@ -50,7 +50,8 @@ CHECKPOINTS = tuple(range(250, TUNE + DRAWS + 1, 250))
 def make_step(name: str, seed: int):
     """The step of a sampler name (inside the model context)."""
     from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
-    from pymc_kameleon.bench.problems import GLASS_REFERENCE, get_problem
+    from pymc_kameleon.bench.problems import GLASS_REFERENCE
+    from pymc_kameleon.bench.registry import get_problem
 
     if name == ORACLE:
         reference = np.load(GLASS_REFERENCE)["draws"]

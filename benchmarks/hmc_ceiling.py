@@ -33,7 +33,7 @@ import numpy as np
 from dimension_check import budget, passed, problem_name  # the same script folder
 
 from pymc_kameleon.bench.metrics import draw_scores
-from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.core.hamiltonian import UniformTrajectoryLength, leapfrog
 from pymc_kameleon.core.proposals.independence import student_t_log_density
 

@@ -27,7 +27,7 @@ import pytensor.tensor as pt
 
 from pymc_kameleon import KameleonSMC
 from pymc_kameleon.bench.metrics import quantile_error
-from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.smc import final_log_marginal_likelihood
 
 PRIOR_SD = 20.0
