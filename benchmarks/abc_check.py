@@ -189,8 +189,12 @@ def autocorrelation(x: np.ndarray, max_lag: int = MAX_LAG) -> list[float]:
 
 
 def smc_acceptance(idata) -> float:
-    """Mean of SMC's per-stage ``accept_rate`` over stages and runs."""
-    rates = np.asarray(posterior_dataset(idata, "sample_stats")["accept_rate"].values, dtype=float)
+    """Mean of SMC's per-stage ``accept_rate`` over stages and runs.
+
+    Runs that took different numbers of stages give one list per run (an object array).
+    """
+    values = np.ravel(posterior_dataset(idata, "sample_stats")["accept_rate"].values)
+    rates = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in values])
     return float(np.nanmean(rates))
 
 
