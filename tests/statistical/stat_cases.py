@@ -1,7 +1,7 @@
 """The statistical test cases: a model with an exact answer, a step, a budget and a seed.
 
 One registry serves the tests (``test_stat_*.py``) and the seed sweep
-(``benchmarks/seed_sweep.py``), so the sweep measures exactly what the tests check. Every case
+(``seed_sweep.py`` beside it), so the sweep measures exactly what the tests check. Every case
 compares sample means, variances and quantiles with exact values in Monte Carlo standard errors
 (:func:`pymc_kameleon.diagnostics.mcse_zscores`); the heavy-tailed cases compare the tail masses
 beyond exact 5 % and 95 % quantiles instead of quantiles (:func:`heavy_tail_zscores`). A test
