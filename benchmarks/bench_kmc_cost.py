@@ -49,38 +49,30 @@ def _run(step, point, iters: int):
     return point, (time.perf_counter() - start) / iters * 1e6, n_grad / iters
 
 
-def _trajectory_attr(step) -> tuple[object, str]:
-    """Where the trajectory function lives (new fast path or the generic leapfrog)."""
-    if hasattr(step, "_trajectory"):
-        return step, "_trajectory"
-    return kmc_module, "leapfrog"
-
-
 def measure(estimator: str, tune: int, iters: int, seed: int) -> dict[str, float]:
     """Warm up, then time frozen iterations; return the numbers in microseconds."""
     model = banana_model(d=8, b=0.1, v=100.0)
     with model:
         step = KMCStep(estimator=estimator, n_history=500, n_features=500)
     step.set_rng(np.random.default_rng(seed))
-    refit = _Timed(step._refit)
-    choose = _Timed(step._choose_lengthscale)
-    step._refit, step._choose_lengthscale = refit, choose
+    learner = step.learner  # (the chain's: set_rng made it; nothing resets it below)
+    refit = _Timed(learner.refit)
+    choose = _Timed(learner._choose_lengthscale)
+    learner.refit, learner._choose_lengthscale = refit, choose
     point = model.initial_point()
     point, warm_us, _ = _run(step, point, tune)
     step.stop_tuning()
     point, _, _ = _run(step, point, 200)  # settle after the freeze
     point, plain_us, grads = _run(step, point, iters)
-    # breakdown pass
+    # breakdown pass: the model's log-density and the trajectories, each wrapped
     logp = _Timed(step.density.compiled)
     step.density.compiled = logp
-    owner, name = _trajectory_attr(step)
-    original = getattr(owner, name)
-    traj = _Timed(original)
-    setattr(owner, name, traj)
+    traj = _Timed(learner.trajectory)
+    learner.trajectory = traj
     try:
         point, wrapped_us, _ = _run(step, point, iters)
     finally:
-        setattr(owner, name, original)
+        del learner.trajectory
         step.density.compiled = logp.fn
     return {
         "warm_us": warm_us,

@@ -185,25 +185,25 @@ class AdaptiveMHStep(GradientFreeStep):
     # one iteration
     def astep(self, q0: RaveledVars) -> tuple[RaveledVars, list[dict[str, Any]]]:
         """Propose, accept or reject, learn; exactly one new log-density evaluation."""
-        self.density.take_count()  # (only this iteration's counted evaluations are reported)
         logp_evals = self.refresh_current(q0.data)
         if self.iteration == 0:
             self._first_iteration()
         self._check_start(q0)
         logp_evals += self._measure_noise()
         logp_evals += self._start_up()
-        x, logp_current = self.x_current, self.logp_current
+        proposal, current = self.proposal, self.current
+        x, logp_current = current.x, current.logp
         try:
-            x_new, log_q_forward = self.proposal.propose(x, self.rng)
+            x_new, log_q_forward = proposal.propose(x, self.rng)
         except FloatingPointError as error:
             raise FloatingPointError(f"{type(self).__name__}: {error}") from None
         logp_new, noise_new = -math.inf, None
-        if np.all(np.isfinite(x_new)):  # (a trajectory that diverged has no end point)
+        if log_q_forward == log_q_forward:  # NaN: no candidate (a trajectory that diverged)
             logp_new, noise_new = self.estimate_logp(x_new)
             logp_evals += 1
         decision, valid = self._decide(x, x_new, logp_new, log_q_forward)
         outcome = Outcome(logp_current, logp_new, decision.log_ratio, decision.accepted)
-        move_stats = self.proposal.review(outcome)
+        move_stats = proposal.review(outcome)
         if not valid:
             self.health.n_invalid += 1
         if decision.accepted:
@@ -212,8 +212,8 @@ class AdaptiveMHStep(GradientFreeStep):
             notice = self.divergence_notice()  # PyMC counts these: say what to change
             if notice is not None:
                 self.health.note("divergence", notice)
-        if self._adapting():
-            self.proposal.learn(self._transition(decision, outcome), self.rng)
+        if self.tune or self.schedule.adapts_after_tuning:
+            proposal.learn(self._transition(decision, outcome), self.rng)
         self.iteration += 1
         logp_evals += self.density.take_count()
         stats = self._stats(decision, valid, logp_evals, move_stats)
@@ -223,33 +223,35 @@ class AdaptiveMHStep(GradientFreeStep):
         self, x: np.ndarray, x_new: np.ndarray, logp_new: float, log_q_forward: float
     ) -> tuple[MHDecision, bool]:
         """The Metropolis–Hastings test of ``x_new``, and whether it was a valid candidate."""
+        proposal = self.proposal
         valid = math.isfinite(logp_new)
         log_q_reverse = 0.0
-        if valid and not self.proposal.symmetric:
-            log_q_reverse = self.proposal.log_density(x, x_new)
+        symmetric = proposal.symmetric
+        if valid and not symmetric:
+            log_q_reverse = proposal.log_density(x, x_new)
             valid = not math.isnan(log_q_reverse)
-        if valid and self.proposal.symmetric:
+        if valid and symmetric:
             log_q_forward = 0.0  # the terms cancel
         log_ratio = mh_log_ratio(
             logp_new if valid else -math.inf,
-            self.logp_current,
+            self.current.logp,
             log_q_reverse if valid else 0.0,
             log_q_forward if valid else 0.0,
-            as_energies=self.proposal.hastings_as_energies,
+            as_energies=proposal.hastings_as_energies,
         )
         return mh_decide(log_ratio, self.rng), valid
 
     def _transition(self, decision: MHDecision, outcome: Outcome) -> Transition:
-        evaluate = None if self.is_pseudo_marginal else self.density.counted
+        density, current = self.density, self.current
         return Transition(
-            self.x_current,
+            current.x,
             decision.accept_prob,
             self.iteration,
             bool(self.tune),
-            self._acceptance_ceiling(),
-            log_density=self.logp_current,
-            outcome=outcome,
-            evaluate=evaluate,
+            self.noise.acceptance_ceiling(),
+            current.logp,
+            outcome,
+            None if density.noisy is not None else density.counted,
         )
 
     def _stats(
@@ -258,10 +260,10 @@ class AdaptiveMHStep(GradientFreeStep):
         stats = {
             "accept": decision.accept_prob,
             "accepted": float(decision.accepted),
-            "model_logp": self.logp_current,
+            "model_logp": self.current.logp,
             "logp_evals": logp_evals,
             "start_up": START_UP_STATUSES[self.start_up_status],
-            "warning": self._warning_stat(),
+            "warning": self.health.warning_stat(self.iteration, bool(self.tune)),
             **self.proposal.stats(),
             **move_stats,
             **self._noise_stats(),

@@ -26,7 +26,6 @@ from pymc_kameleon._compat import (
     ArrayStepShared,
     Competence,
     RaveledVars,
-    SamplerWarning,
     StepMethodState,
     continuous_types,
     dataclass_state,
@@ -340,6 +339,7 @@ class GradientFreeStep(ArrayStepShared):
         message = short_warmup_message(self.warmup_plan, self.warmup_length)
         self.health = ChainHealth({} if message is None else {"short_warmup": message})
         self.start_up_status = "off"
+        self.density.take_count()  # (evaluations counted by an earlier chain are not this one's)
 
     @property
     def warmup_plan(self) -> WarmupPlan:
@@ -388,9 +388,6 @@ class GradientFreeStep(ArrayStepShared):
         if self.tune and self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
             warn_noisy_estimate(type(self).__name__, self.noise_sd)
         super().stop_tuning()
-
-    def _adapting(self) -> bool:
-        return bool(self.tune) or self.schedule.adapts_after_tuning
 
     # ----------------------------------------------------------------------------------------
     # chains that cannot move
@@ -509,10 +506,6 @@ class GradientFreeStep(ArrayStepShared):
             none, and then there are no independence moves.
         """
 
-    def _warning_stat(self) -> SamplerWarning | None:
-        """The ``warning`` stat of this iteration (see :mod:`.chain_health`)."""
-        return self.health.warning_stat(self.iteration, bool(self.tune))
-
     # ----------------------------------------------------------------------------------------
     # pseudo-marginal noise diagnostic
     @property
@@ -536,10 +529,6 @@ class GradientFreeStep(ArrayStepShared):
         values = np.array([noisy(x, noisy.draw(x, self.rng)) for _ in range(NOISE_CHECK_REPEATS)])
         self.noise.measure(values, self.logp_current)
         return NOISE_CHECK_REPEATS
-
-    def _acceptance_ceiling(self) -> float:
-        """The factor every acceptance target is multiplied by (1 before any noise check)."""
-        return self.noise.acceptance_ceiling()
 
     def _noise_stats(self) -> dict[str, float]:
         return {"noise_sd": self.noise_sd} if self.is_pseudo_marginal else {}

@@ -124,6 +124,15 @@ class KMCMoves(Proposal):
         Dimension of the sampled space.
     settings : KMCSettings
 
+    Attributes
+    ----------
+    divergent_accept : float
+        What a divergent trajectory counts as in the step-size tuning
+        (:data:`DIVERGENT_ACCEPT_STAT`; a rejection counts 0).
+    learner, explore, trajectory, coordinates, step_scale
+        What the chain learned: the surrogate, the exploration moves, the trajectory move,
+        the surrogate's coordinates, the step-size factor.
+
     Notes
     -----
     Each iteration's :meth:`propose` chooses a move; :attr:`symmetric`, :meth:`log_density`
@@ -202,7 +211,11 @@ class KMCMoves(Proposal):
             self.learner.enter_initial_history(self.coordinates.to_kernel(pilot), _chain_rng(rng))
 
     def reset(self) -> None:
-        """Start over with the same warm-up length (see :meth:`plan_warmup`)."""
+        """Start over with the same warm-up length (see :meth:`plan_warmup`).
+
+        ``initial_history`` is entered with a generator of fixed seed; a step starts each chain
+        with :meth:`plan_warmup` and the chain's own generator instead.
+        """
         self.plan_warmup(self.warmup_length, np.random.default_rng(0))
 
     def first_iteration(self, evaluate, rng: np.random.Generator) -> None:

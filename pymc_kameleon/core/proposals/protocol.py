@@ -17,16 +17,14 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 __all__ = ["Outcome", "Proposal", "Transition", "same_state"]
 
 
-@dataclass(frozen=True)
-class Transition:
+class Transition(NamedTuple):
     """What one Metropolis–Hastings iteration tells a proposal that learns.
 
     Parameters
@@ -62,8 +60,7 @@ class Transition:
     evaluate: Callable[[np.ndarray], float] | None = None
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     """How one Metropolis–Hastings test of a candidate ended.
 
     Parameters
@@ -117,7 +114,8 @@ class Proposal(ABC):
         x_new : numpy.ndarray, shape (d,)
             The candidate, of the dtype of ``x``.
         log_q_forward : float
-            ``log q(x_new | x)``.
+            ``log q(x_new | x)``; NaN when there is no candidate (e.g. a trajectory that left
+            the finite numbers): the step then rejects it without evaluating the target.
 
         Raises
         ------

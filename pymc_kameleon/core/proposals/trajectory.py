@@ -90,8 +90,8 @@ class SurrogateTrajectory(Proposal):
         self.diverged = False
 
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
-        """Run a trajectory from ``x``; ``(end point, -K(p0))``, the end point NaN if it diverged
-        out of the finite numbers (then it is not evaluated)."""
+        """Run a trajectory from ``x``; ``(end point, -K(p0))``, both NaN if it left the finite
+        numbers (there is no candidate, and the step rejects it without evaluating it)."""
         n_steps, step_size = self.lengths.draw(rng, self.step_scale.current)
         metric = self.learner.metric
         p0 = metric.draw_momentum(rng, x.shape[0])
@@ -100,8 +100,8 @@ class SurrogateTrajectory(Proposal):
         kinetic_start = metric.kinetic_energy(p0)
         kinetic_end = metric.kinetic_energy(result.p) if result.finite else math.inf
         self.last = TrajectoryRun(z, result, step_size, n_steps, kinetic_start, kinetic_end)
-        if not result.finite:
-            return np.full_like(x, np.nan), -kinetic_start
+        if not result.finite:  # no end point: NaN says so, and the step evaluates nothing
+            return np.full_like(x, np.nan), math.nan
         # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts it
         return self.coordinates.to_states(result.q).astype(x.dtype, copy=False), -kinetic_start
 
