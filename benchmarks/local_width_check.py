@@ -10,8 +10,8 @@ random affine map (a rotation times scales log-uniform in 1e-2..1e2, fixed seed 
 hands every chain 2000 exact draws as ``initial_history`` (``n_history=2000``) and starts each
 chain at one of them; otherwise chains start at N(0, I) draws (in the banana's coordinates).
 ``NPILOT=500`` in the environment changes the oracle's size, ``TUNE=12000`` the warm-up's
-length and ``OPTIONS='{"pool_warmup": true}'`` (JSON) adds KMCStep arguments. A last argument
-sets a fixed length scale.
+length and ``OPTIONS='{"pool_warmup": true}'`` (JSON) adds KMCStep arguments (``pool_warmup``
+picks :class:`~pymc_kameleon.PooledKMCStep`). A last argument sets a fixed length scale.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import pytensor.tensor as pt
 from pymc_kameleon import KMCStep
 from pymc_kameleon.bench.metrics import mixing_metrics
 from pymc_kameleon.bench.problems import random_affine_map
+from pymc_kameleon.bench.samplers import package_step
 from pymc_kameleon.diagnostics import chi2_quantile_error
 from pymc_kameleon.targets.banana import banana_to_gaussian, sample_banana
 
@@ -61,7 +62,7 @@ def run(b: float, coordinates: str, seed: int, mapped: bool, oracle: bool, lengt
         return pm.sample(
             tune=int(os.environ.get("TUNE", 4000)), draws=4000, chains=4, cores=2,
             random_seed=seed, progressbar=False,
-            step=KMCStep(**options), initvals=[{"y": m @ s} for s in starts],
+            step=package_step(KMCStep, **options), initvals=[{"y": m @ s} for s in starts],
             compute_convergence_checks=False, discard_tuned_samples=False,
         )  # fmt: skip
 

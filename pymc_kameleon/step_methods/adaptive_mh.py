@@ -199,7 +199,7 @@ class AdaptiveMHStep(GradientFreeStep):
             raise FloatingPointError(f"{type(self).__name__}: {error}") from None
         logp_new, noise_new = -math.inf, None
         if log_q_forward == log_q_forward:  # NaN: no candidate (a trajectory that diverged)
-            logp_new, noise_new = self.estimate_logp(x_new)
+            logp_new, noise_new = self.density.estimate(x_new, self.rng)
             logp_evals += 1
         decision, valid = self._decide(x, x_new, logp_new, log_q_forward)
         outcome = Outcome(logp_current, logp_new, decision.log_ratio, decision.accepted)
@@ -215,9 +215,10 @@ class AdaptiveMHStep(GradientFreeStep):
         if self.tune or self.schedule.adapts_after_tuning:
             proposal.learn(self._transition(decision, outcome), self.rng)
         self.iteration += 1
-        logp_evals += self.density.take_count()
+        if self.density.n_counted:  # (finite differences a proposal took while learning)
+            logp_evals += self.density.take_count()
         stats = self._stats(decision, valid, logp_evals, move_stats)
-        return RaveledVars(self.x_current, q0.point_map_info), [stats]
+        return RaveledVars(self.current.x, q0.point_map_info), [stats]
 
     def _decide(
         self, x: np.ndarray, x_new: np.ndarray, logp_new: float, log_q_forward: float
@@ -266,8 +267,9 @@ class AdaptiveMHStep(GradientFreeStep):
             "warning": self.health.warning_stat(self.iteration, bool(self.tune)),
             **self.proposal.stats(),
             **move_stats,
-            **self._noise_stats(),
         }
+        if self.density.noisy is not None:
+            stats["noise_sd"] = self.noise.noise_sd
         if "invalid_proposal" in self.stats_dtypes_shapes:
             stats["invalid_proposal"] = not valid
         if EMIT_TUNE_STAT:

@@ -438,7 +438,7 @@ class GradientFreeStep(ArrayStepShared):
         the start-up). The modes become the anchors of independence moves
         (:meth:`mix_independence`).
         """
-        if not self._start_up_applies():
+        if self.iteration != 0 or not self._start_up_applies():
             return 0
         budget = start_up_budget(self.start_up, self.warmup_length)
         # a stochastic estimate is climbed with one noise draw held fixed (common random numbers)
@@ -529,9 +529,6 @@ class GradientFreeStep(ArrayStepShared):
         values = np.array([noisy(x, noisy.draw(x, self.rng)) for _ in range(NOISE_CHECK_REPEATS)])
         self.noise.measure(values, self.logp_current)
         return NOISE_CHECK_REPEATS
-
-    def _noise_stats(self) -> dict[str, float]:
-        return {"noise_sd": self.noise_sd} if self.is_pseudo_marginal else {}
 
     # ----------------------------------------------------------------------------------------
     # PyMC integration

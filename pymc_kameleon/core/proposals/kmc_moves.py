@@ -181,6 +181,7 @@ class KMCMoves(Proposal):
         self.trajectory = SurrogateTrajectory(
             self.learner, self.coordinates, settings.lengths, self.step_scale
         )
+        self._cache_move: Proposal = self.explore
 
     def _start_classic(self, rng: np.random.Generator | None) -> None:
         # Haario's adaptive random walk; its covariance once the chain moved dim + 1 times
@@ -256,7 +257,8 @@ class KMCMoves(Proposal):
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         """Choose this iteration's move and propose with it; see :meth:`Proposal.propose`."""
         self.chosen = self._choose(rng)
-        return self.move.propose(x, rng)
+        self._cache_move = move = self.move  # (read four more times in the iteration)
+        return move.propose(x, rng)
 
     def _choose(self, rng: np.random.Generator) -> str:
         if self.tuning:
@@ -292,16 +294,16 @@ class KMCMoves(Proposal):
     @property
     def symmetric(self) -> bool:  # type: ignore[override]
         """Whether the chosen move is symmetric."""
-        return self.move.symmetric
+        return self._cache_move.symmetric
 
     @property
     def hastings_as_energies(self) -> bool:  # type: ignore[override]
         """Whether the chosen move's Hastings terms are energies (a trajectory's are)."""
-        return self.move.hastings_as_energies
+        return self._cache_move.hastings_as_energies
 
     def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
         """The chosen move's ``log q(to | frm)``; see :meth:`Proposal.log_density`."""
-        return self.move.log_density(to, frm)
+        return self._cache_move.log_density(to, frm)
 
     def review(self, outcome: Outcome) -> dict[str, Any]:
         """The trajectory's stats, or zeros for another move (``n_steps = 0``)."""

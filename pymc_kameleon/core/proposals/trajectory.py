@@ -13,8 +13,7 @@ true target, the chain is exact however poor the surrogate.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -39,8 +38,7 @@ TRAJECTORY_STATS = {
 }
 
 
-@dataclass(frozen=True)
-class TrajectoryRun:
+class TrajectoryRun(NamedTuple):
     """One trajectory: where it started and ended (surrogate coordinates) and how."""
 
     start: np.ndarray
