@@ -76,12 +76,12 @@ POOLED = {
 }
 
 
-def package_step(cls: type, **options: Any) -> Any:
+def package_step(step_class: type, **options: Any) -> Any:
     """A step of this package; the benchmark option ``pool_warmup=True`` picks its pooled class.
 
     Parameters
     ----------
-    cls : type
+    step_class : type
         ``AdaptiveMetropolis``, ``KameleonStep`` or ``KMCStep``.
     **options
         The step's arguments, and ``pool_warmup`` (default False).
@@ -91,7 +91,7 @@ def package_step(cls: type, **options: Any) -> Any:
     GradientFreeStep
     """
     pooled = options.pop("pool_warmup", False)
-    return (POOLED[cls] if pooled else cls)(**options)
+    return (POOLED[step_class] if pooled else step_class)(**options)
 
 
 def _haario(**options):

@@ -175,7 +175,13 @@ class AdaptiveMHStep(GradientFreeStep):
         return float(self.proposal.stats().get("scaling", math.nan))
 
     def divergence_notice(self) -> str | None:
-        """The notice of a chain's first divergent move after warm-up (None: no notice)."""
+        """The notice of a chain's first divergent move after warm-up.
+
+        Returns
+        -------
+        str or None
+            None: no notice (a step whose moves can diverge overrides it).
+        """
         return None
 
     def _first_iteration(self) -> None:
@@ -184,7 +190,18 @@ class AdaptiveMHStep(GradientFreeStep):
     # ----------------------------------------------------------------------------------------
     # one iteration
     def astep(self, q0: RaveledVars) -> tuple[RaveledVars, list[dict[str, Any]]]:
-        """Propose, accept or reject, learn; exactly one new log-density evaluation."""
+        """Propose, accept or reject, learn; one new log-density evaluation.
+
+        Parameters
+        ----------
+        q0 : RaveledVars
+            The current state, raveled.
+
+        Returns
+        -------
+        tuple of (RaveledVars, list of dict)
+            The new state and the iteration's sampler statistics.
+        """
         logp_evals = self.refresh_current(q0.data)
         if self.iteration == 0:
             self._first_iteration()

@@ -499,7 +499,13 @@ class KMCStep(AdaptiveMHStep):
         )  # fmt: skip
 
     def divergence_notice(self) -> str:
-        """The notice of a chain's first trajectory that diverged after warm-up."""
+        """The notice of a chain's first trajectory that diverged after warm-up.
+
+        Returns
+        -------
+        str
+            Naming ``KMCStep(target_accept=...)``.
+        """
         return divergence_message(type(self).__name__, self.target_accept)
 
     def basis_size_message(self) -> str | None:

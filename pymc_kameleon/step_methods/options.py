@@ -10,6 +10,9 @@ the ``warning`` stat at their own markers).
 
 from __future__ import annotations
 
+import inspect
+import re
+import textwrap
 from collections.abc import Iterable
 from difflib import get_close_matches
 from typing import Any, TypedDict
@@ -103,9 +106,9 @@ WARNING_STAT_DOC = """\
 
 #: the markers :func:`document_options` replaces, and what with
 _MARKERS = {
-    "    <shared options>\n": OPTIONS_DOC,
-    "    <independence moves>\n": INDEPENDENCE_DOC,
-    "    <warning stat>\n": WARNING_STAT_DOC,
+    "<shared options>": OPTIONS_DOC,
+    "<independence moves>": INDEPENDENCE_DOC,
+    "<warning stat>": WARNING_STAT_DOC,
 }
 
 
@@ -157,8 +160,22 @@ def parse_options(
     return {**OPTION_DEFAULTS, **options}
 
 
+def _expanded_signature(init) -> inspect.Signature:
+    """``init``'s signature with ``**options`` spelt out as keyword-only parameters."""
+    signature = inspect.signature(init)
+    own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    names = {p.name for p in own}
+    shared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+        for name, default in OPTION_DEFAULTS.items()
+        if name not in names
+    ]
+    return signature.replace(parameters=[*own, *shared])
+
+
 def document_options(cls: type) -> type:
-    """Write the shared paragraphs into ``cls.__doc__`` at their markers.
+    """Write the shared paragraphs into ``cls.__doc__`` at their markers; show the options in
+    the constructor's signature.
 
     :data:`OPTIONS_DOC` where it says ``<shared options>``, :data:`INDEPENDENCE_DOC` at
     ``<independence moves>`` and :data:`WARNING_STAT_DOC` at ``<warning stat>``.
@@ -172,8 +189,14 @@ def document_options(cls: type) -> type:
     type
         ``cls`` itself.
     """
+    init = cls.__dict__.get("__init__")
+    if init is not None:  # help(), IDEs and the API docs show every option by name
+        init.__signature__ = _expanded_signature(init)
     doc = cls.__doc__ or ""
     for marker, text in _MARKERS.items():
-        doc = doc.replace(marker, text)
+        # at the marker's own indentation: Python 3.13 strips a docstring's common indentation
+        pattern = re.compile(rf"^([ \t]*){re.escape(marker)}\n", flags=re.MULTILINE)
+        fragment = textwrap.dedent(text)
+        doc = pattern.sub(lambda m: textwrap.indent(fragment, m.group(1)), doc)
     cls.__doc__ = doc
     return cls

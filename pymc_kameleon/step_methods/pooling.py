@@ -113,22 +113,46 @@ class PooledWarmup:
 
 class PooledAdaptiveMHStep(PooledWarmup, AdaptiveMHStep, PopulationArrayStepShared):
     """:class:`~pymc_kameleon.step_methods.adaptive_mh.AdaptiveMHStep` with its warm-up pooled
-    across chains (see :mod:`~pymc_kameleon.step_methods.pooling`)."""
+    across chains (see :mod:`~pymc_kameleon.step_methods.pooling`).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The arguments of :class:`~pymc_kameleon.step_methods.adaptive_mh.AdaptiveMHStep`.
+    """
 
 
 class PooledKameleonStep(PooledWarmup, KameleonStep, PopulationArrayStepShared):
     """:class:`~pymc_kameleon.KameleonStep` with its warm-up pooled across chains: each chain's
     kernel history and covariance windows learn from every chain's states (see
-    :mod:`~pymc_kameleon.step_methods.pooling`)."""
+    :mod:`~pymc_kameleon.step_methods.pooling`).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The arguments of :class:`~pymc_kameleon.KameleonStep`.
+    """
 
 
 class PooledAdaptiveMetropolis(PooledWarmup, AdaptiveMetropolis, PopulationArrayStepShared):
     """:class:`~pymc_kameleon.AdaptiveMetropolis` with its warm-up pooled across chains: each
     chain's covariance windows (or running covariance) learn from every chain's states (see
-    :mod:`~pymc_kameleon.step_methods.pooling`)."""
+    :mod:`~pymc_kameleon.step_methods.pooling`).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The arguments of :class:`~pymc_kameleon.AdaptiveMetropolis`.
+    """
 
 
 class PooledKMCStep(PooledWarmup, KMCStep, PopulationArrayStepShared):
     """:class:`~pymc_kameleon.KMCStep` with its warm-up pooled across chains: each chain's
     surrogate history, exploration moves and covariance windows learn from every chain's states
-    (see :mod:`~pymc_kameleon.step_methods.pooling`)."""
+    (see :mod:`~pymc_kameleon.step_methods.pooling`).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The arguments of :class:`~pymc_kameleon.KMCStep`.
+    """

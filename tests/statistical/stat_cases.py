@@ -432,8 +432,11 @@ class ClaimsSymmetry(Proposal):
     def end_warmup(self):
         self.inner.end_warmup()
 
-    def plan_warmup(self, warmup_length):
-        self.inner.plan_warmup(warmup_length)
+    def plan_warmup(self, warmup_length, rng=None):
+        self.inner.plan_warmup(warmup_length, rng)
+
+    def review(self, outcome):
+        return self.inner.review(outcome)
 
     def observe(self, states, iteration, rng):
         self.inner.observe(states, iteration, rng)

@@ -486,7 +486,7 @@ class IndependenceMixing:
         if not self.chosen or transition.accept_prob is None:
             return transition
         if self.frozen_weight is not None:
-            return transition._replace(accept_prob=None)
+            return transition.without_acceptance()
         self.tries += 1
         self.accepted += min(1.0, transition.accept_prob / transition.target_factor)
-        return transition._replace(accept_prob=None)
+        return transition.without_acceptance()

@@ -241,13 +241,28 @@ class KMCMoves(Proposal):
         return self.settings.warmup == "whitened"
 
     def start_from(self, mean: np.ndarray, covariance: np.ndarray) -> None:
-        """The exploration moves, the mass and the surrogate's coordinates begin whitened."""
+        """The exploration moves, the mass and the surrogate's coordinates begin whitened.
+
+        Parameters
+        ----------
+        mean : numpy.ndarray, shape (d,)
+        covariance : numpy.ndarray, shape (d, d)
+            The Gaussian the start-up found at a mode.
+        """
         self.explore.start_from(mean, covariance)
         self.coordinates.follow(self.kernel_affine(), self.learner)
 
     def mix_independence(self, anchors: list, keep_after_warmup: bool = False) -> None:
-        """The whitened warm-up's exploration moves mix in independence moves about modes;
-        with ``keep_after_warmup`` a share of the kept moves are independence moves."""
+        """The whitened warm-up's exploration moves mix in independence moves about modes.
+
+        Parameters
+        ----------
+        anchors : list of (mode, covariance, weight)
+            The modes the start-up found (see ``WhitenedProposal.mix_independence``).
+        keep_after_warmup : bool, default False
+            Whether a share of the kept moves (fixed at the end of warm-up) are independence
+            moves.
+        """
         if self.settings.warmup == "whitened":
             self.explore.mix_independence(anchors)
             self.keep_independence = bool(keep_after_warmup)
@@ -255,7 +270,20 @@ class KMCMoves(Proposal):
     # ----------------------------------------------------------------------------------------
     # one iteration
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
-        """Choose this iteration's move and propose with it; see :meth:`Proposal.propose`."""
+        """Choose this iteration's move and propose with it.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+        rng : numpy.random.Generator
+            Draws the choice, then the move.
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (d,)
+        log_q_forward : float
+            The chosen move's (see :meth:`Proposal.propose`).
+        """
         self.chosen = self._choose(rng)
         self._cache_move = move = self.move  # (read four more times in the iteration)
         return move.propose(x, rng)
@@ -302,11 +330,30 @@ class KMCMoves(Proposal):
         return self._cache_move.hastings_as_energies
 
     def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
-        """The chosen move's ``log q(to | frm)``; see :meth:`Proposal.log_density`."""
+        """The chosen move's ``log q(to | frm)``.
+
+        Parameters
+        ----------
+        to, frm : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        float
+        """
         return self._cache_move.log_density(to, frm)
 
     def review(self, outcome: Outcome) -> dict[str, Any]:
-        """The trajectory's stats, or zeros for another move (``n_steps = 0``)."""
+        """The trajectory's stats, or zeros for another move (``n_steps = 0``).
+
+        Parameters
+        ----------
+        outcome : Outcome
+
+        Returns
+        -------
+        dict
+            The keys of :data:`~pymc_kameleon.core.proposals.trajectory.TRAJECTORY_STATS`.
+        """
         if self.chosen != "trajectory":
             kept = outcome.logp_new if outcome.accepted else outcome.logp_current
             return quiet_move_stats(-kept)
@@ -317,7 +364,15 @@ class KMCMoves(Proposal):
     # ----------------------------------------------------------------------------------------
     # what the chain learns
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
-        """Adapt after an iteration: the step size, the exploration moves, the surrogate."""
+        """Adapt after an iteration: the step size, the exploration moves, the surrogate.
+
+        Parameters
+        ----------
+        transition : Transition
+            With the iteration's outcome (a trajectory's calibrates the surrogate scale) and,
+            for local coordinates, ``evaluate``.
+        rng : numpy.random.Generator
+        """
         trajectory = self.chosen == "trajectory"
         if not transition.tuning:
             self._learn_after_warmup(transition, rng)
@@ -382,7 +437,14 @@ class KMCMoves(Proposal):
         return not (p <= 0.0 or (p < 1.0 and rng.random() >= p))
 
     def observe(self, states: np.ndarray, iteration: int, rng: np.random.Generator) -> None:
-        """Learn from other chains' states (a pooled warm-up); see :meth:`Proposal.observe`."""
+        """Learn from other chains' states (a pooled warm-up).
+
+        Parameters
+        ----------
+        states : numpy.ndarray, shape (k, d)
+        iteration : int
+        rng : numpy.random.Generator
+        """
         self.explore.observe(states, iteration, rng)
         if self.settings.warmup == "whitened" and self.explore.stage == "start":
             return  # each chain learns from its own moves until its map exists
@@ -400,7 +462,12 @@ class KMCMoves(Proposal):
     # ----------------------------------------------------------------------------------------
     # the surrogate's coordinates
     def kernel_affine(self) -> AffineMap | None:
-        """The map the surrogate should live in now (the whitening map, or it made local)."""
+        """The map the surrogate should live in now (the whitening map, or it made local).
+
+        Returns
+        -------
+        AffineMap or None
+        """
         affine = self.explore.affine
         return affine if self.local_scores is None else self.local_scores.kernel_map(affine)
 
@@ -429,7 +496,14 @@ class KMCMoves(Proposal):
         self.coordinates.follow(self.kernel_affine(), self.learner)
 
     def stats(self) -> dict[str, Any]:
-        """``lengthscale``, ``n_basis``, ``surrogate_scale`` (and the warm-up's stage)."""
+        """The surrogate's stats (and the whitened warm-up's stage).
+
+        Returns
+        -------
+        dict
+            ``lengthscale``, ``n_basis``, ``surrogate_scale``, and with ``warmup="whitened"``
+            ``warmup_stage`` and ``n_windows``.
+        """
         stats = {
             "lengthscale": float(self.learner.lengthscale),
             "n_basis": self.learner.n_basis,

@@ -59,6 +59,15 @@ class Transition(NamedTuple):
     outcome: Outcome | None = None
     evaluate: Callable[[np.ndarray], float] | None = None
 
+    def without_acceptance(self) -> Transition:
+        """The same transition with ``accept_prob=None`` (another proposal made the move).
+
+        Returns
+        -------
+        Transition
+        """
+        return self._replace(accept_prob=None)
+
 
 class Outcome(NamedTuple):
     """How one Metropolis–Hastings test of a candidate ended.

@@ -88,8 +88,21 @@ class SurrogateTrajectory(Proposal):
         self.diverged = False
 
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
-        """Run a trajectory from ``x``; ``(end point, -K(p0))``, both NaN if it left the finite
-        numbers (there is no candidate, and the step rejects it without evaluating it)."""
+        """Run a trajectory from ``x`` with a fresh momentum and trajectory length.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        x_new : numpy.ndarray, shape (d,)
+            The end point, of the dtype of ``x``; NaN if the trajectory left the finite numbers
+            (there is no candidate, and the step rejects it without evaluating it).
+        log_q_forward : float
+            ``-K(p0)``, minus the kinetic energy of the momentum drawn (NaN with no end point).
+        """
         n_steps, step_size = self.lengths.draw(rng, self.step_scale.current)
         metric = self.learner.metric
         p0 = metric.draw_momentum(rng, x.shape[0])
@@ -121,8 +134,22 @@ class SurrogateTrajectory(Proposal):
         return -self.last.kinetic_end
 
     def review(self, outcome: Outcome) -> dict[str, Any]:
-        """The trajectory's stats; a trajectory is divergent when it left the finite numbers,
-        its end point has no finite log-density, or its energy error exceeds 1000."""
+        """The trajectory's stats, and whether it diverged.
+
+        A trajectory is divergent when it left the finite numbers, its end point has no finite
+        log-density, or its energy error exceeds :data:`MAX_ENERGY_ERROR`.
+
+        Parameters
+        ----------
+        outcome : Outcome
+            The test of the trajectory just proposed.
+
+        Returns
+        -------
+        dict
+            ``step_size``, ``n_steps``, ``energy``, ``energy_error``, ``diverging`` and
+            ``surrogate_grad_evals``.
+        """
         run = self.last
         log_ratio = outcome.log_ratio
         energy_error = -log_ratio if not math.isnan(log_ratio) else math.inf
@@ -142,21 +169,39 @@ class SurrogateTrajectory(Proposal):
         }
 
     def calibrate(self, outcome: Outcome) -> None:
-        """Teach the surrogate scale the true log-density change of the last trajectory."""
+        """Teach the surrogate scale the true log-density change of the last trajectory.
+
+        Parameters
+        ----------
+        outcome : Outcome
+            The test of the last trajectory (nothing is learned from a divergent one).
+        """
         if self.diverged or self.learner.surrogate is None:
             return
         change = outcome.logp_new - outcome.logp_current
         self.learner.calibrate(self.last.start, self.last.result.q, change)
 
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
-        """Nothing: :class:`~pymc_kameleon.core.proposals.kmc_moves.KMCMoves` teaches it."""
+        """Nothing: :class:`~pymc_kameleon.core.proposals.kmc_moves.KMCMoves` teaches it.
+
+        Parameters
+        ----------
+        transition : Transition
+        rng : numpy.random.Generator
+        """
 
     def reset(self) -> None:
         """Forget the last trajectory (the learner is reset by its owner)."""
         self.last, self.diverged = None, False
 
     def stats(self) -> dict[str, Any]:
-        """None of its own: :meth:`review` reports each trajectory."""
+        """None of its own: :meth:`review` reports each trajectory.
+
+        Returns
+        -------
+        dict
+            Empty.
+        """
         return {}
 
 

@@ -307,6 +307,8 @@ class WhitenedProposal(Proposal):
         ----------
         warmup_length : int or None
             The number of warm-up iterations (PyMC's ``tune``), if known.
+        rng : numpy.random.Generator, optional
+            Unused (the protocol's).
         """
         self.warmup_length = None if warmup_length is None else int(warmup_length)
         self.reset()
