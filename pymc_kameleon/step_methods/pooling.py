@@ -34,42 +34,54 @@ __all__ = [
     "PooledKMCStep",
     "PooledKameleonStep",
     "PooledWarmup",
+    "ProcessLocal",
 ]
+
+
+class ProcessLocal:
+    """A reference that does not travel: a shallow copy shares it, a pickle (or a deep copy)
+    arrives empty.
+
+    Parameters
+    ----------
+    value : object, optional
+    """
+
+    def __init__(self, value: Any = None) -> None:
+        self.value = value
+
+    def __reduce__(self):
+        """Pickle as an empty reference (a worker process cannot reach this one's object)."""
+        return (ProcessLocal, ())
 
 
 class PooledWarmup:
     """Mixin of the pooled variants: hands the other chains' states to the step in warm-up.
 
     PyMC runs a shallow copy of the step per chain and never the step object the user passed.
-    The copies share its attribute ``origin_step`` (the object itself), and at the end of
-    warm-up each copy that runs in the user's process (``cores=1``) writes its learned state
-    back to it, so that, as without pooling, the step holds the last chain's learned proposal
-    (what the plotting helpers read). Copies sent to worker processes drop the reference.
+    The copies share its ``origin_step`` (the object itself, held by a :class:`ProcessLocal`),
+    and at the end of warm-up each copy that runs in the user's process (``cores=1``) writes its
+    learned state back to it, so that, as without pooling, the step holds the last chain's
+    learned proposal (what the plotting helpers read). Copies sent to worker processes arrive
+    without it.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.origin_step = self  # (the object the user holds)
+        self.origin = ProcessLocal(self)  # (the object the user holds)
+
+    @property
+    def origin_step(self) -> Any:
+        """The step object the user built (None in a worker process)."""
+        return self.origin.value
 
     def stop_tuning(self) -> None:
         """End warm-up; hand the learned state to the user's step object (same process)."""
         was_tuning = bool(self.tune)
         super().stop_tuning()
-        origin = getattr(self, "origin_step", None)
+        origin = self.origin_step
         if was_tuning and origin is not None and origin is not self:
             origin.sampling_state = self.sampling_state
-
-    def __copy__(self):
-        """A shallow copy that keeps ``origin_step`` (PyMC's copy per chain)."""
-        copied = object.__new__(type(self))
-        copied.__dict__.update(self.__dict__)
-        return copied
-
-    def __getstate__(self) -> dict:
-        """Pickle without ``origin_step`` (a worker process cannot reach the user's object)."""
-        state = dict(self.__dict__)
-        state.pop("origin_step", None)
-        return state
 
     def link_population(self, population: list, chain_index: int) -> None:
         """Link the step to the population's list of current points (PyMC calls this).
