@@ -39,12 +39,14 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pymc as pm
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon._compat import posterior_dataset
+from pymc_kameleon.bench.records import load_records, run_resumable
 from pymc_kameleon.diagnostics import (
     DEFAULT_QUANTILES,
     count_logp_evals,
@@ -165,8 +167,13 @@ def smc_particles(args) -> int:
 # --------------------------------------------------------------------------- scores
 
 
-def quantile_error(theta1: np.ndarray, reference: np.ndarray) -> float:
-    """``max_q |F_ref(q-quantile of theta1) - q|`` over q = 0.1, ..., 0.9 (reference sorted)."""
+def max_reference_cdf_error(theta1: np.ndarray, reference: np.ndarray) -> float:
+    """``max_q |F_ref(q-quantile of theta1) - q|`` over q = 0.1, ..., 0.9 (reference sorted).
+
+    The reference's empirical CDF at the draws' quantiles, its worst level: not the bench
+    suite's ``quantile_error`` (the mean over levels of the draws' fraction below the exact
+    quantiles).
+    """
     estimates = np.quantile(theta1, DEFAULT_QUANTILES)
     cdf = np.searchsorted(reference, estimates) / reference.size
     return float(np.max(np.abs(cdf - DEFAULT_QUANTILES)))
@@ -182,8 +189,12 @@ def autocorrelation(x: np.ndarray, max_lag: int = MAX_LAG) -> list[float]:
 
 
 def smc_acceptance(idata) -> float:
-    """Mean of SMC's per-stage ``accept_rate`` over stages and runs."""
-    rates = np.asarray(posterior_dataset(idata, "sample_stats")["accept_rate"].values, dtype=float)
+    """Mean of SMC's per-stage ``accept_rate`` over stages and runs.
+
+    Runs that took different numbers of stages give one list per run (an object array).
+    """
+    values = np.ravel(posterior_dataset(idata, "sample_stats")["accept_rate"].values)
+    rates = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in values])
     return float(np.nanmean(rates))
 
 
@@ -195,8 +206,8 @@ def scores(idata, sims: int, seconds: float, reference: dict, mcmc: bool) -> dic
     return {
         "simulations": int(sims), "min_ess": ess, "ess_per_1000_sims": 1000.0 * ess / sims,
         "max_rhat": max_rhat(idata, "theta"), "acceptance": acceptance, "seconds": seconds,
-        "q_error_abc": quantile_error(theta[..., 0].ravel(), reference["abc"]),
-        "q_error_exact": quantile_error(theta[..., 0].ravel(), reference["exact"]),
+        "q_error_abc": max_reference_cdf_error(theta[..., 0].ravel(), reference["abc"]),
+        "q_error_exact": max_reference_cdf_error(theta[..., 0].ravel(), reference["exact"]),
         "acf_theta1": autocorrelation(theta[..., 0]) if mcmc else None,
     }  # fmt: skip
 
@@ -245,13 +256,24 @@ def load_reference(path: Path) -> dict:
 # --------------------------------------------------------------------------- driver
 
 
-def tasks(args) -> list[tuple[str, int, str]]:
-    """(sampler, seed, init) for every requested run; SMC once per seed, from the prior."""
+class AbcTask(NamedTuple):
+    """One run: a sampler, a seed and a start; ``key`` names its record."""
+
+    name: str
+    seed: int
+    init: str
+    key: str
+
+
+def tasks(args) -> list[AbcTask]:
+    """Every requested run; SMC once per seed, from the prior."""
     out = []
     for seed in args.seeds:
         for name in args.samplers:
             inits = ["prior"] if name == "SMC" else args.init
-            out.extend((name, seed, init) for init in inits)
+            out.extend(
+                AbcTask(name, seed, init, task_key(name, seed, init, args)) for init in inits
+            )
     return out
 
 
@@ -261,25 +283,28 @@ def task_key(name: str, seed: int, init: str, args) -> str:
     return key if args.simulations == ABC_N_SIMULATIONS else f"{key}|{args.simulations}"
 
 
-def recorded(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def run_task(name: str, seed: int, init: str, args, reference: dict, particles) -> dict:
+def run_task(task: AbcTask, args, reference: dict, particles) -> dict:
     """Run one task and return its record."""
+    name, seed, init = task.name, task.seed, task.init
     if name == "SMC":
         idata, sims, seconds = run_smc(seed, args.chains, particles())
         extra = {"particles": particles()}
     else:
         idata, sims, seconds = run_mcmc(name, seed, init, args)
         extra = {}
-    record = {"key": task_key(name, seed, init, args), "sampler": name, "seed": seed}
+    record = {"key": task.key, "sampler": name, "seed": seed}
     record.update(init=init, chains=args.chains, tune=args.tune, draws=args.draws, **extra)
     record["simulations_per_estimate"] = args.simulations
     record.update(scores(idata, sims, seconds, reference, mcmc=name != "SMC"))
     return record
+
+
+def summary(record: dict) -> str:
+    """One line of a finished run."""
+    return (
+        f"{record['sampler']} seed {record['seed']} init {record['init']}: ESS "
+        f"{record['min_ess']:.0f}, {record['simulations']} simulations, {record['seconds']:.1f} s"
+    )
 
 
 def markdown_table(records: list[dict]) -> str:
@@ -334,8 +359,6 @@ def main() -> None:
         return
     reference = load_reference(args.reference)
     path = args.out_dir / f"{args.tag}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    done = {rec["key"] for rec in recorded(path)}
     cache: list[int] = []
 
     def particles() -> int:  # the pilot runs at most once, and only if SMC still has to run
@@ -343,18 +366,16 @@ def main() -> None:
             cache.append(smc_particles(args))
         return cache[0]
 
-    for name, seed, init in tasks(args):
-        if task_key(name, seed, init, args) in done:
-            continue
-        record = run_task(name, seed, init, args, reference, particles)
-        with path.open("a") as handle:
-            handle.write(json.dumps(record) + "\n")
-        print(f"{name} seed {seed} init {init}: ESS {record['min_ess']:.0f}, "
-              f"{record['simulations']} simulations, {record['seconds']:.1f} s")  # fmt: skip
+    def run(task: AbcTask) -> dict:
+        return run_task(task, args, reference, particles)
+
+    run_resumable(
+        tasks(args), run, path, finished=lambda record: True, summary=summary, progress=print
+    )
     budget = (args.chains, args.tune, args.draws)
     print(
         markdown_table(
-            [r for r in recorded(path) if (r["chains"], r["tune"], r["draws"]) == budget]
+            [r for r in load_records(path) if (r["chains"], r["tune"], r["draws"]) == budget]
         )
     )
 

@@ -4,6 +4,8 @@ Calls ``step.step(point)`` directly (no trace recording) on ``banana_model(d=8, 
 ``--tune`` warm-up iterations (refits timed), then ``stop_tuning()`` and ``--iters`` frozen
 iterations, timed twice: once plainly (the headline number) and once with timing wrappers around
 the model log-density and the trajectory (the breakdown; the wrappers add a little overhead).
+Times are the process's CPU time (run it with ``OPENBLAS_NUM_THREADS=1``). With the default
+``adaptation="vanishing"`` the kept iterations include the refits after warm-up.
 
 Usage::
 
@@ -24,36 +26,29 @@ from pymc_kameleon.targets import banana_model
 
 
 class _Timed:
-    """Wrap a callable and accumulate its wall time and call count."""
+    """Wrap a callable and accumulate its CPU time and call count."""
 
     def __init__(self, fn: Callable) -> None:
         self.fn, self.seconds, self.calls, self.each = fn, 0.0, 0, []
 
     def __call__(self, *args, **kwargs):
-        start = time.perf_counter()
+        start = time.process_time()
         try:
             return self.fn(*args, **kwargs)
         finally:
-            elapsed = time.perf_counter() - start
+            elapsed = time.process_time() - start
             self.seconds += elapsed
             self.calls += 1
             self.each.append(elapsed)
 
 
 def _run(step, point, iters: int):
-    start = time.perf_counter()
+    start = time.process_time()
     n_grad = 0
     for _ in range(iters):
         point, stats = step.step(point)
         n_grad += stats[0]["surrogate_grad_evals"]
-    return point, (time.perf_counter() - start) / iters * 1e6, n_grad / iters
-
-
-def _trajectory_attr(step) -> tuple[object, str]:
-    """Where the trajectory function lives (new fast path or the generic leapfrog)."""
-    if hasattr(step, "_trajectory"):
-        return step, "_trajectory"
-    return kmc_module, "leapfrog"
+    return point, (time.process_time() - start) / iters * 1e6, n_grad / iters
 
 
 def measure(estimator: str, tune: int, iters: int, seed: int) -> dict[str, float]:
@@ -62,26 +57,25 @@ def measure(estimator: str, tune: int, iters: int, seed: int) -> dict[str, float
     with model:
         step = KMCStep(estimator=estimator, n_history=500, n_features=500)
     step.set_rng(np.random.default_rng(seed))
-    refit = _Timed(step._refit)
-    choose = _Timed(step._choose_lengthscale)
-    step._refit, step._choose_lengthscale = refit, choose
+    learner = step.learner  # (the chain's: set_rng made it; nothing resets it below)
+    refit = _Timed(learner.refit)
+    choose = _Timed(learner._choose_lengthscale)
+    learner.refit, learner._choose_lengthscale = refit, choose
     point = model.initial_point()
     point, warm_us, _ = _run(step, point, tune)
     step.stop_tuning()
     point, _, _ = _run(step, point, 200)  # settle after the freeze
     point, plain_us, grads = _run(step, point, iters)
-    # breakdown pass
-    logp = _Timed(step._logp)
-    step._logp = logp
-    owner, name = _trajectory_attr(step)
-    original = getattr(owner, name)
-    traj = _Timed(original)
-    setattr(owner, name, traj)
+    # breakdown pass: the model's log-density and the trajectories, each wrapped
+    logp = _Timed(step.density.compiled)
+    step.density.compiled = logp
+    traj = _Timed(learner.trajectory)
+    learner.trajectory = traj
     try:
         point, wrapped_us, _ = _run(step, point, iters)
     finally:
-        setattr(owner, name, original)
-        step._logp = logp.fn
+        del learner.trajectory
+        step.density.compiled = logp.fn
     return {
         "warm_us": warm_us,
         "refits": refit.calls,

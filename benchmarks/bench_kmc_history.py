@@ -116,7 +116,7 @@ def table(records: list[dict]) -> str:
 
 def main() -> None:
     """Run every configuration in its own process and print the table."""
-    from pymc_kameleon.bench.records import json_default, worker_init
+    from pymc_kameleon.bench.records import append_record, json_default, worker_init
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-history", type=int, nargs="+", default=[500, 5000])
@@ -139,11 +139,9 @@ def main() -> None:
         pool.apply(measure, ((args.n_history[0], args.tune, 50, args.seed),))  # fills the caches
         for record in pool.imap(measure, tasks):
             records.append(record)
-            line = json.dumps(record, default=json_default)
-            print(line, flush=True)
+            print(json.dumps(record, default=json_default), flush=True)
             if args.out is not None:
-                with args.out.open("a") as handle:
-                    handle.write(line + "\n")
+                append_record(args.out, record)
     print(table(records))
 
 

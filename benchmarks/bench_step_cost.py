@@ -26,7 +26,7 @@ import numpy as np
 import pymc as pm
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
-from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.targets import banana_model
 
 

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.bench.runner import Task, load_records, run_tasks
 
 OURS = ("KMC-lite", "KMC-finite", "KAMH-LS", "AM-LS")

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pymc_kameleon.bench.records import append_record
 from pymc_kameleon.core.hamiltonian import leapfrog
 
 TRAJECTORY_LENGTH = 1.5
@@ -75,8 +76,7 @@ def main() -> None:
             record = ceiling(d, n, rng)
             print(json.dumps(record), flush=True)
             if args.out is not None:
-                with args.out.open("a") as handle:
-                    handle.write(json.dumps(record) + "\n")
+                append_record(args.out, record)
 
 
 if __name__ == "__main__":

@@ -32,13 +32,15 @@ draws the median curve over the seeds per sampler from the records.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
+
+from pymc_kameleon.bench.records import load_records, run_resumable
 
 SAMPLERS = ("KMCStep()", "KameleonStep()", "AdaptiveMetropolis()", "SM")
 #: the ceiling, not a default: KMC handed 1000 benchmark draws (chosen by the seed) as history
@@ -50,7 +52,8 @@ CHECKPOINTS = tuple(range(250, TUNE + DRAWS + 1, 250))
 def make_step(name: str, seed: int):
     """The step of a sampler name (inside the model context)."""
     from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
-    from pymc_kameleon.bench.problems import GLASS_REFERENCE, get_problem
+    from pymc_kameleon.bench.problems import GLASS_REFERENCE
+    from pymc_kameleon.bench.registry import get_problem
 
     if name == ORACLE:
         reference = np.load(GLASS_REFERENCE)["draws"]
@@ -106,6 +109,17 @@ def run_one(name: str, seed: int) -> dict:
     }
 
 
+class Chain(NamedTuple):
+    """One sampler at one seed; its records are named by ``(sampler, seed)``."""
+
+    sampler: str
+    seed: int
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.sampler, self.seed)
+
+
 def plot(records: list[dict], path: Path) -> None:
     """Median MMD² over seeds against iteration, one line per sampler (log scale)."""
     import matplotlib.pyplot as plt
@@ -138,22 +152,18 @@ def main() -> None:
     )
     parser.add_argument("--plot", type=Path)
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "trace.jsonl"
-    records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
     if args.plot is not None:
-        plot(records, args.plot)
+        plot(load_records(path), args.plot)
         return
-    done = {(r["sampler"], r["seed"]) for r in records}
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    for name in args.samplers:
-        for seed in args.seeds:
-            if (name, seed) in done:
-                continue
-            record = run_one(name, seed)
-            with path.open("a") as f:
-                f.write(json.dumps(record) + "\n")
-            print(name, seed, f"min ESS {record['min_bulk_ess']:.0f}", flush=True)
+    run_resumable(
+        [Chain(name, seed) for name in args.samplers for seed in args.seeds],
+        lambda chain: run_one(chain.sampler, chain.seed), path,
+        key=lambda r: (r["sampler"], r["seed"]), finished=lambda r: True,
+        summary=lambda r: f"{r['sampler']} {r['seed']} min ESS {r['min_bulk_ess']:.0f}",
+        progress=lambda line: print(line, flush=True),
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

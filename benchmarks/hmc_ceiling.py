@@ -25,15 +25,16 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 from dimension_check import budget, passed, problem_name  # the same script folder
 
 from pymc_kameleon.bench.metrics import draw_scores
-from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.records import append_record
+from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.core.hamiltonian import UniformTrajectoryLength, leapfrog
 from pymc_kameleon.core.proposals.independence import student_t_log_density
 
@@ -138,7 +139,7 @@ def run(kind: str, d: int, seed: int, chains: int, target_accept: float, share: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out")
+    parser.add_argument("out", type=Path)
     parser.add_argument("--problems", nargs="+", default=["gamma-gauss", "banana-0.03", "hier"])
     parser.add_argument("--dims", nargs="+", type=int, default=[2, 5, 10, 20, 50])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
@@ -152,8 +153,7 @@ def main() -> None:
         for d in args.dims:
             for seed, target in itertools.product(args.seeds, args.target_accepts):
                 record = run(kind, d, seed, args.chains, target, args.independence_share)
-                with open(args.out, "a") as handle:
-                    handle.write(json.dumps(record) + "\n")
+                append_record(args.out, record)
                 print(
                     f"{record['problem']:>18} seed {seed} target {target}: ESS/1k evals "
                     f"{record['ess_per_1k_evals']:8.2f}  accept {record['accept']:.2f}  "

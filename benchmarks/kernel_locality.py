@@ -21,7 +21,7 @@ import argparse
 
 import numpy as np
 
-from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.kernels import GaussianKernel
 from pymc_kameleon.core.proposals.kameleon import kameleon_scatter

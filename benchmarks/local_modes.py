@@ -14,12 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 
-import arviz as az
 import numpy as np
 import pymc as pm
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon._compat import posterior_dataset
+from pymc_kameleon.bench.metrics import posterior_mixing_metrics
 from pymc_kameleon.bench.real.models import REAL_MODELS
 
 STEPS = {"KameleonStep": KameleonStep, "AdaptiveMetropolis": AdaptiveMetropolis, "KMCStep": KMCStep}
@@ -37,8 +37,8 @@ def run(step: str, options: dict, seed: int, start: str) -> str:
         )  # fmt: skip
     post = posterior_dataset(idata, "posterior")
     warm = posterior_dataset(idata, "warmup_sample_stats")
-    ess = min(float(v.min()) for v in az.ess(post).data_vars.values())
-    rhat = max(float(v.max()) for v in az.rhat(post).data_vars.values())
+    mixing = posterior_mixing_metrics(idata)
+    ess, rhat = mixing["min_bulk_ess"], mixing["max_rhat"]
     warned = sum(
         any("separate modes" in str(getattr(w, "message", "")) for w in chain.ravel())
         for chain in warm["warning"].values  # (chain, draw, 1), a SamplerWarning or None

@@ -10,8 +10,8 @@ random affine map (a rotation times scales log-uniform in 1e-2..1e2, fixed seed 
 hands every chain 2000 exact draws as ``initial_history`` (``n_history=2000``) and starts each
 chain at one of them; otherwise chains start at N(0, I) draws (in the banana's coordinates).
 ``NPILOT=500`` in the environment changes the oracle's size, ``TUNE=12000`` the warm-up's
-length and ``OPTIONS='{"pool_warmup": true}'`` (JSON) adds KMCStep arguments. A last argument
-sets a fixed length scale.
+length and ``OPTIONS='{"pool_warmup": true}'`` (JSON) adds KMCStep arguments (``pool_warmup``
+picks :class:`~pymc_kameleon.PooledKMCStep`). A last argument sets a fixed length scale.
 """
 
 from __future__ import annotations
@@ -20,14 +20,15 @@ import json
 import os
 import sys
 
-import arviz as az
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
-import scipy.stats as st
 
 from pymc_kameleon import KMCStep
+from pymc_kameleon.bench.metrics import mixing_metrics
 from pymc_kameleon.bench.problems import random_affine_map
+from pymc_kameleon.bench.samplers import package_step
+from pymc_kameleon.diagnostics import chi2_quantile_error
 from pymc_kameleon.targets.banana import banana_to_gaussian, sample_banana
 
 D, V = 8, 100.0
@@ -61,25 +62,23 @@ def run(b: float, coordinates: str, seed: int, mapped: bool, oracle: bool, lengt
         return pm.sample(
             tune=int(os.environ.get("TUNE", 4000)), draws=4000, chains=4, cores=2,
             random_seed=seed, progressbar=False,
-            step=KMCStep(**options), initvals=[{"y": m @ s} for s in starts],
+            step=package_step(KMCStep, **options), initvals=[{"y": m @ s} for s in starts],
             compute_convergence_checks=False, discard_tuned_samples=False,
         )  # fmt: skip
 
 
 def report(idata, b: float) -> None:
     """Print the summary line and one line per chain."""
-    ess = az.ess(idata, var_names=["x"])["x"].values
-    rhat = float(az.rhat(idata, var_names=["x"])["x"].values.max())
+    mixing = mixing_metrics(idata, "x")
+    ess, rhat = mixing["min_bulk_ess"], mixing["max_rhat"]
     draws = idata.posterior["x"].values.reshape(-1, D)
-    radius = np.sum(banana_to_gaussian(draws, b=b, v=V) ** 2, axis=1)
-    below = np.mean(radius[:, None] <= st.chi2(D).ppf(QUANTILES), axis=0)
-    error = float(np.abs(below - QUANTILES).mean())
+    error = chi2_quantile_error(banana_to_gaussian(draws, b=b, v=V), QUANTILES)
     stats = idata.sample_stats
     evals = int(idata.warmup_sample_stats["logp_evals"].sum() + stats["logp_evals"].sum())
     accept = np.minimum(stats["accept"].values, 1.0)
     print(
-        f"min ESS {ess.min():.1f}, R-hat {rhat:.3f}, chi2 error {error:.4f}, "
-        f"ESS per 1000 evaluations {1000 * ess.min() / evals:.2f}, acceptance {accept.mean():.3f}"
+        f"min ESS {ess:.1f}, R-hat {rhat:.3f}, chi2 error {error:.4f}, "
+        f"ESS per 1000 evaluations {1000 * ess / evals:.2f}, acceptance {accept.mean():.3f}"
     )
     for c in range(accept.shape[0]):
         print(

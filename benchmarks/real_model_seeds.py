@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 
-import arviz as az
 import numpy as np
 import pymc as pm
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon._compat import posterior_dataset
+from pymc_kameleon.bench.metrics import posterior_mixing_metrics
 from pymc_kameleon.bench.real.models import REAL_MODELS
 from pymc_kameleon.bench.real.reference import load_reference
 
@@ -57,8 +57,8 @@ def run_summary(idata) -> tuple[float, float, int]:
     post = posterior_dataset(idata, "posterior")
     warm = posterior_dataset(idata, "warmup_sample_stats")
     kept = posterior_dataset(idata, "sample_stats")
-    ess = min(float(v.min()) for v in az.ess(post).data_vars.values())
-    rhat = max(float(v.max()) for v in az.rhat(post).data_vars.values())
+    mixing = posterior_mixing_metrics(idata)
+    ess, rhat = mixing["min_bulk_ess"], mixing["max_rhat"]
     if "logp_evals" in warm:
         evals = int(warm["logp_evals"].values.sum() + kept["logp_evals"].values.sum())
     else:

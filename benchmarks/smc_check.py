@@ -27,7 +27,8 @@ import pytensor.tensor as pt
 
 from pymc_kameleon import KameleonSMC
 from pymc_kameleon.bench.metrics import quantile_error
-from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.records import append_record
+from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.smc import final_log_marginal_likelihood
 
 PRIOR_SD = 20.0
@@ -135,9 +136,8 @@ def main() -> None:
                 pilot = run(name, kernel, draws, 1, args.seed + 100)
                 draws = max(50, round(draws * budget / max(pilot["evaluations_per_run"], 1.0)))
             rows.append(run(name, kernel, draws, args.runs, args.seed))
-        with path.open("a") as f:
-            for row in rows[-3:]:
-                f.write(json.dumps(row) + "\n")
+        for row in rows[-3:]:
+            append_record(path, row)
     print(
         "| target | kernel | particles | evaluations / run | q err (all runs) | q err (per run) "
         "| log Z: mean ± sd over runs | s / run |"

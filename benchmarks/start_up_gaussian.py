@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 
-import arviz as az
 import numpy as np
 import pymc as pm
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon._compat import posterior_dataset
+from pymc_kameleon.bench.metrics import mixing_metrics
 from pymc_kameleon.core.start_up import START_UP_STATUSES
 
 STEPS = {"KameleonStep": KameleonStep, "AdaptiveMetropolis": AdaptiveMetropolis, "KMCStep": KMCStep}
@@ -42,11 +42,10 @@ def run(step_name: str, seed: int, start_up: bool, chains: int = 4, n: int = 400
             step=STEPS[step_name](start_up=start_up), compute_convergence_checks=False,
             initvals=[{"x": s} for s in starts], discard_tuned_samples=False,
         )  # fmt: skip
-    post = posterior_dataset(idata, "posterior")
     stats = posterior_dataset(idata, "sample_stats")
     warm = posterior_dataset(idata, "warmup_sample_stats")
-    ess = float(np.min(az.ess(post)["x"].values))
-    rhat = float(np.max(az.rhat(post)["x"].values))
+    mixing = mixing_metrics(idata, "x")
+    ess, rhat = mixing["min_bulk_ess"], mixing["max_rhat"]
     evals = int(stats["logp_evals"].values.sum() + warm["logp_evals"].values.sum())
     status = [STATUS_NAMES[int(c)] for c in warm["start_up"].values[:, 0]]
     return ess, rhat, 1000 * ess / evals, status

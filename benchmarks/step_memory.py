@@ -22,7 +22,7 @@ import json
 import multiprocessing
 from pathlib import Path
 
-from pymc_kameleon.bench.records import json_default, worker_init
+from pymc_kameleon.bench.records import append_record, json_default, worker_init
 from pymc_kameleon.bench.runner import Task, run_task
 
 SAMPLERS = (
@@ -55,10 +55,8 @@ def main() -> None:
     context = multiprocessing.get_context("fork")
     with context.Pool(1, initializer=worker_init, maxtasksperchild=1) as pool:
         for record in pool.imap(measure, tasks):
-            line = json.dumps(record, default=json_default)
-            print(line, flush=True)
-            with args.out.open("a") as handle:
-                handle.write(line + "\n")
+            print(json.dumps(record, default=json_default), flush=True)
+            append_record(args.out, record)
 
 
 if __name__ == "__main__":

@@ -33,15 +33,16 @@ Records: one JSON line per (d, n, surrogate) in ``OUT_DIR/records.jsonl`` with t
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import cho_solve
 from scipy.spatial.distance import pdist
 
 from pymc_kameleon.bench.dimension import gamma_eigen_covariance
+from pymc_kameleon.bench.records import load_records, run_resumable
 from pymc_kameleon.core.surrogates.finite import (
     FiniteScoreMatching,
     RandomFeatures,
@@ -131,6 +132,26 @@ def run_one(d: int, n: int, surrogate: str, trials: int, seed: int) -> dict:
     }  # fmt: skip
 
 
+class Cell(NamedTuple):
+    """One (d, n, surrogate, seed) of the figure; its records are named by the same fields."""
+
+    d: int
+    n: int
+    surrogate: str
+    seed: int
+
+    @property
+    def key(self) -> tuple[int, int, str, int]:
+        return (self.d, self.n, self.surrogate, self.seed)
+
+
+def _summary(record: dict) -> str:
+    return (
+        f"d={record['d']} n=m={record['n']} {record['surrogate']}: {record['mean']:.3f} "
+        f"[{record['q10']:.3f}, {record['q90']:.3f}]"
+    )
+
+
 def plot(records: list[dict], path: Path) -> None:
     """Mean acceptance against d, one panel per surrogate, one line per n = m."""
     import matplotlib.pyplot as plt
@@ -163,22 +184,21 @@ def main() -> None:
     parser.add_argument("--plot", type=Path)
     args = parser.parse_args()
     path = args.out / "records.jsonl"
-    records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
     if args.plot is not None:
-        plot(records, args.plot)
+        plot(load_records(path), args.plot)
         return
-    args.out.mkdir(parents=True, exist_ok=True)
-    done = {(r["d"], r["n"], r["surrogate"], r["seed"]) for r in records}
-    for d in args.dims:
-        for name in args.surrogates:
-            for n in args.sizes if name != "HMC" else args.sizes[:1]:
-                if (d, n, name, args.seed) in done or (name == "finite+gauss" and n <= 2 * d):
-                    continue
-                record = run_one(d, n, name, args.trials, args.seed)
-                with path.open("a") as handle:
-                    handle.write(json.dumps(record) + "\n")
-                print(f"d={d} n=m={n} {name}: {record['mean']:.3f} "
-                      f"[{record['q10']:.3f}, {record['q90']:.3f}]", flush=True)  # fmt: skip
+    cells = [
+        Cell(d, n, name, args.seed)
+        for d in args.dims
+        for name in args.surrogates
+        for n in (args.sizes if name != "HMC" else args.sizes[:1])
+        if not (name == "finite+gauss" and n <= 2 * d)
+    ]
+    run_resumable(
+        cells, lambda c: run_one(c.d, c.n, c.surrogate, args.trials, c.seed), path,
+        key=lambda r: (r["d"], r["n"], r["surrogate"], r["seed"]), finished=lambda r: True,
+        summary=_summary, progress=lambda line: print(line, flush=True),
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -91,6 +91,7 @@ numpydoc_validation_exclude = {
     r"\.LeapfrogResult$",
     r"\.MHDecision$",
     r"\.LaplaceApproximation$",
+    r"\.TrajectoryRun$",
 }
 
 # --- gallery ------------------------------------------------------------------------------------

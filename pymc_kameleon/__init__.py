@@ -23,7 +23,14 @@ from pymc_kameleon.pseudo_marginal import (
     noisy_potential,
 )
 from pymc_kameleon.smc import KameleonSMC, initial_history_from_smc
-from pymc_kameleon.step_methods import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon.step_methods import (
+    AdaptiveMetropolis,
+    KameleonStep,
+    KMCStep,
+    PooledAdaptiveMetropolis,
+    PooledKameleonStep,
+    PooledKMCStep,
+)
 
 __version__ = "0.1.0"
 
@@ -33,6 +40,9 @@ __all__ = [
     "KameleonSMC",
     "KameleonStep",
     "NoisyTermError",
+    "PooledAdaptiveMetropolis",
+    "PooledKMCStep",
+    "PooledKameleonStep",
     "__version__",
     "allow_noisy_evaluation",
     "estimator_potential",

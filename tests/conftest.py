@@ -5,7 +5,7 @@
 ``pm.sample`` anywhere in the suite (tests, README and docs code blocks, examples, the bench
 suite), so the whole suite runs at other seeds than the ones written in it. No test may pass
 only at a lucky seed; the statistical tests are budgeted from a seed sweep
-(``benchmarks/seed_sweep.py``).
+(``tests/statistical/seed_sweep.py``).
 
 **Tiers.** ``python -m pytest`` runs the fast tier: every unit, contract and bad-input test and a
 short statistical smoke of each sampler (``tests/test_smoke.py``). ``python -m pytest --tier

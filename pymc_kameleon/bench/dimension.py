@@ -1,7 +1,7 @@
 """Benchmark targets of any dimension, for measuring how the samplers scale with ``d``.
 
-Two families, named with their dimension so that :func:`~pymc_kameleon.bench.problems.get_problem`
-finds them like the fixed problems:
+Three families, named with their dimension so that
+:func:`~pymc_kameleon.bench.registry.get_problem` finds them like the fixed problems:
 
 - ``gamma-gauss-{d}``: the KMC paper's Figure 2 target, a zero-mean Gaussian whose covariance has
   eigenvalues drawn from Gamma(1, 1) under a uniformly random rotation (seeded by ``d``, so every

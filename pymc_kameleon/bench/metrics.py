@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from pymc_kameleon._compat import ess_array, rhat_array
+from pymc_kameleon._compat import ess_array, posterior_dataset, rhat_array
 from pymc_kameleon.diagnostics import DEFAULT_QUANTILES, polynomial_mmd2, posterior_array
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "draw_scores",
     "mixing_metrics",
     "mixing_metrics_of_draws",
+    "posterior_mixing_metrics",
     "quantile_error",
 ]
 
@@ -138,6 +139,32 @@ def mixing_metrics_of_draws(draws: np.ndarray) -> dict[str, float]:
     }
     out["max_rhat"] = float(np.max(rhat_array(draws))) if draws.shape[0] > 1 else np.nan
     return out
+
+
+def posterior_mixing_metrics(idata: Any) -> dict[str, float]:
+    """:func:`mixing_metrics` over every scalar component of every posterior variable.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
+        The result of ``pm.sample``.
+
+    Returns
+    -------
+    dict of str to float
+        As :func:`mixing_metrics`.
+
+    Raises
+    ------
+    TypeError
+        If ``idata`` is not sampling output.
+    """
+    posterior = posterior_dataset(idata, "posterior", reader="posterior_mixing_metrics")
+    columns = []
+    for variable in posterior.data_vars.values():
+        values = np.asarray(variable.values, dtype=float)
+        columns.append(values.reshape(*values.shape[:2], -1))
+    return mixing_metrics_of_draws(np.concatenate(columns, axis=-1))
 
 
 def chain_metrics(draws: np.ndarray, problem: Any) -> dict[str, list[float]]:

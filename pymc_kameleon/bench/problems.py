@@ -17,7 +17,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cache
 from pathlib import Path
 from typing import ClassVar
 
@@ -49,7 +48,6 @@ __all__ = [
     "banana_problem",
     "correlated_covariance",
     "gaussian_problem",
-    "get_problem",
     "random_affine_map",
 ]
 
@@ -190,7 +188,7 @@ class Problem:
             return None
         if self.statistic_is_chi2:
             return stats.chi2.ppf(DEFAULT_QUANTILES, self.dim)
-        return _reference(self.name)[0]
+        return _reference(self)[0]
 
     def marginal_quantiles(self) -> tuple[np.ndarray, np.ndarray] | None:
         """Exact per-coordinate quantiles ``(9, dim)`` and standard deviations ``(dim,)``.
@@ -202,7 +200,7 @@ class Problem:
         """
         if self.exact_draws is None:
             return None
-        _, quantiles, sds = _reference(self.name)
+        _, quantiles, sds = _reference(self)
         return quantiles, sds
 
     def oracle_draws(self, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -253,15 +251,23 @@ class Problem:
         return np.load(GLASS_REFERENCE)["draws"]
 
 
-@cache
-def _reference(name: str) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
-    """Quantiles of the statistic and of each coordinate from seeded exact draws (cached)."""
-    problem = get_problem(name)
-    draws = problem.exact_draws(_REFERENCE_DRAWS, np.random.default_rng(_REFERENCE_SEED))
-    statistic = None
-    if problem.statistic is not None:
-        statistic = np.quantile(problem.statistic(draws), DEFAULT_QUANTILES)
-    return statistic, np.quantile(draws, DEFAULT_QUANTILES, axis=0), draws.std(axis=0)
+_REFERENCES: dict[str, tuple[np.ndarray | None, np.ndarray, np.ndarray]] = {}
+
+
+def _reference(problem: Problem) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Quantiles of the statistic and of each coordinate from seeded exact draws.
+
+    Cached by the problem's name, which names one target (the dimension families build theirs
+    once per name too); the problem itself is passed in, so no name lookup is needed here.
+    """
+    if problem.name not in _REFERENCES:
+        draws = problem.exact_draws(_REFERENCE_DRAWS, np.random.default_rng(_REFERENCE_SEED))
+        statistic = None
+        if problem.statistic is not None:
+            statistic = np.quantile(problem.statistic(draws), DEFAULT_QUANTILES)
+        quantiles = np.quantile(draws, DEFAULT_QUANTILES, axis=0)
+        _REFERENCES[problem.name] = (statistic, quantiles, draws.std(axis=0))
+    return _REFERENCES[problem.name]
 
 
 def correlated_covariance(d: int = 8, condition: float = 1e4, seed: int = 8) -> np.ndarray:
@@ -501,27 +507,3 @@ PROBLEMS: dict[str, Problem] = {
         ),
     )
 }
-
-
-def get_problem(name: str) -> Problem:
-    """Look up a problem by name, with an error that lists the valid names.
-
-    Parameters
-    ----------
-    name : str
-
-    Returns
-    -------
-    Problem
-    """
-    from pymc_kameleon.bench.dimension import dimension_problem  # (it imports this module)
-
-    if name in PROBLEMS:
-        return PROBLEMS[name]
-    problem = dimension_problem(name)
-    if problem is None:
-        raise KeyError(
-            f"unknown benchmark problem {name!r}; choose one of {', '.join(PROBLEMS)}, or a "
-            "target of any dimension d: 'gamma-gauss-{d}' or 'banana-{b}-d{d}' (0 < b < 1)"
-        )
-    return problem

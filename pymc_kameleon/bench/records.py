@@ -12,13 +12,13 @@ import contextlib
 import json
 import logging
 import multiprocessing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["json_default", "load_records", "run_resumable", "worker_init"]
+__all__ = ["append_record", "json_default", "load_records", "run_resumable", "worker_init"]
 
 
 def load_records(path: Path) -> list[dict[str, Any]]:
@@ -71,6 +71,23 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+def append_record(results: Path, record: dict[str, Any]) -> None:
+    """Append one record to a JSON-lines file at once (NumPy values as in :func:`json_default`).
+
+    Parameters
+    ----------
+    results : pathlib.Path
+        JSON-lines file; created if missing (its folder must exist).
+    record : dict
+    """
+    with results.open("a") as handle:  # one line per finished task: a crash loses nothing
+        handle.write(json.dumps(record, default=json_default) + "\n")
+
+
+def _key_field(record: dict[str, Any]) -> Hashable:
+    return record["key"]
+
+
 def run_resumable(
     tasks: Iterable[Any],
     run: Callable[[Any], dict[str, Any]],
@@ -80,15 +97,17 @@ def run_resumable(
     summary: Callable[[dict], str],
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
+    key: Callable[[dict], Hashable] = _key_field,
 ) -> list[dict[str, Any]]:
     """Run the tasks whose ``key`` has no finished record in ``results``; append each record.
 
     Parameters
     ----------
     tasks : iterable
-        Objects with a ``key`` attribute (the records carry the same ``"key"``).
+        Objects with a ``key`` attribute: the value ``key(record)`` gives for their records.
     run : callable
-        ``run(task) -> record``; a module-level function (it is sent to worker processes).
+        ``run(task) -> record``; with ``jobs > 1`` a module-level function (it is sent to
+        worker processes).
     results : pathlib.Path
         JSON-lines file; created if missing.
     finished : callable
@@ -99,6 +118,9 @@ def run_resumable(
         Worker processes (forked), each running one task at a time on one core.
     progress : callable, optional
         Called with ``summary(record)`` as each task finishes.
+    key : callable, optional
+        The task a record is of (default: its ``"key"`` field), for records named by several
+        fields such as ``(r["sampler"], r["seed"])``.
 
     Returns
     -------
@@ -106,7 +128,7 @@ def run_resumable(
         The latest record of every given task found in ``results`` after the run.
     """
     tasks = list(tasks)
-    done = {r["key"] for r in load_records(results) if finished(r)}
+    done = {key(r) for r in load_records(results) if finished(r)}
     todo = [t for t in tasks if t.key not in done]
     results.parent.mkdir(parents=True, exist_ok=True)
     if todo:
@@ -118,13 +140,12 @@ def run_resumable(
         else:
             _append(map(run, todo), results, summary, progress)
     wanted = {t.key for t in tasks}
-    records = {r["key"]: r for r in load_records(results) if r["key"] in wanted}
+    records = {key(r): r for r in load_records(results) if key(r) in wanted}
     return list(records.values())
 
 
 def _append(records: Iterable[dict], results: Path, summary, progress) -> None:
     for record in records:
-        with results.open("a") as handle:  # one line per finished task: a crash loses nothing
-            handle.write(json.dumps(record, default=json_default) + "\n")
+        append_record(results, record)
         if progress is not None:
             progress(summary(record))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.bench.samplers import SAMPLERS
 from pymc_kameleon.bench.targets_met import select_records, target_checks
 

@@ -29,8 +29,8 @@ from pymc_kameleon._compat import posterior_dataset
 from pymc_kameleon.bench.ensemble_peers import is_ensemble_peer, run_ensemble_peer
 from pymc_kameleon.bench.memory import PeakMemory
 from pymc_kameleon.bench.metrics import cost_scores, draw_scores
-from pymc_kameleon.bench.problems import get_problem
 from pymc_kameleon.bench.records import load_records, run_resumable
+from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.bench.samplers import count_evaluations, get_sampler
 
 __all__ = ["Task", "load_records", "run_task", "run_tasks"]

@@ -20,11 +20,18 @@ from typing import Any
 
 import pymc as pm
 
-from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon import (
+    AdaptiveMetropolis,
+    KameleonStep,
+    KMCStep,
+    PooledAdaptiveMetropolis,
+    PooledKameleonStep,
+    PooledKMCStep,
+)
 from pymc_kameleon.bench.ensemble_peers import ENSEMBLE_PEERS
 from pymc_kameleon.diagnostics import count_logp_evals_in
 
-__all__ = ["SAMPLERS", "SamplerSpec", "count_evaluations", "get_sampler"]
+__all__ = ["SAMPLERS", "SamplerSpec", "count_evaluations", "get_sampler", "package_step"]
 
 _DIAGNOSTICS_KIND = {"demz": "demetropolisz"}  # our rule names -> diagnostics.count_logp_evals_in
 
@@ -60,26 +67,54 @@ class SamplerSpec:
 
 #: the papers' algorithms as published: each chain alone, in the model's units (the package's
 #: defaults are measured in the real-model suite)
-PUBLISHED = {"warmup": "classic", "pool_warmup": False}
+PUBLISHED = {"warmup": "classic"}
+#: each step's class with the warm-up pooled across chains
+POOLED = {
+    AdaptiveMetropolis: PooledAdaptiveMetropolis,
+    KameleonStep: PooledKameleonStep,
+    KMCStep: PooledKMCStep,
+}
+
+
+def package_step(step_class: type, **options: Any) -> Any:
+    """A step of this package; the benchmark option ``pool_warmup=True`` picks its pooled class.
+
+    Parameters
+    ----------
+    step_class : type
+        ``AdaptiveMetropolis``, ``KameleonStep`` or ``KMCStep``.
+    **options
+        The step's arguments, and ``pool_warmup`` (default False).
+
+    Returns
+    -------
+    GradientFreeStep
+    """
+    pooled = options.pop("pool_warmup", False)
+    return (POOLED[step_class] if pooled else step_class)(**options)
 
 
 def _haario(**options):
-    return AdaptiveMetropolis(**{**PUBLISHED, **options})
+    return package_step(AdaptiveMetropolis, **{**PUBLISHED, **options})
 
 
 def _kmc(estimator, options):
-    return KMCStep(**{"estimator": estimator, **PUBLISHED, **options})
+    return package_step(KMCStep, **{"estimator": estimator, **PUBLISHED, **options})
 
 
 def _sm(problem, options):
     """Standard Metropolis: a joint isotropic Gaussian random walk of scale 2.38/sqrt(d)."""
-    return AdaptiveMetropolis(scale="fixed", adapt_start=10**9, **{**PUBLISHED, **options})
+    return package_step(
+        AdaptiveMetropolis, scale="fixed", adapt_start=10**9, **{**PUBLISHED, **options}
+    )
 
 
 SAMPLERS: dict[str, SamplerSpec] = {
     s.name: s
     for s in (
-        SamplerSpec("KAMH-LS", lambda p, o: KameleonStep(**{**PUBLISHED, **o}), "stat", ours=True),
+        SamplerSpec(
+            "KAMH-LS", lambda p, o: package_step(KameleonStep, **{**PUBLISHED, **o}), "stat", True
+        ),
         # the papers' baseline is Haario's algorithm as published: pin its warm-up
         SamplerSpec("AM-FS", lambda p, o: _haario(scale="fixed", **o), "stat", True),
         SamplerSpec("AM-LS", lambda p, o: _haario(scale="learn", **o), "stat", True),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.bench.runner import Task
 from pymc_kameleon.bench.samplers import SAMPLERS, get_sampler
 

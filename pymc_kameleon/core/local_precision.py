@@ -170,6 +170,18 @@ class LocalWidthScores:
         self.iterations: list[int] = []
         self._cached: tuple[AffineMap | None, AffineMap | None] | None = None
 
+    def __eq__(self, other: object) -> bool:
+        """Same interval, step and scores (the cached map is derived from them)."""
+        if not isinstance(other, LocalWidthScores):
+            return NotImplemented
+        return (
+            (self.every, self.step, self.iterations) == (other.every, other.step, other.iterations)
+            and len(self.scores) == len(other.scores)
+            and all(np.array_equal(a, b) for a, b in zip(self.scores, other.scores, strict=True))
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
     def record(self, log_density, x: np.ndarray, value: float, affine: AffineMap, t: int) -> int:
         """Take a score at ``x`` if iteration ``t`` is due; return the evaluations spent.
 

@@ -40,6 +40,8 @@ def mh_log_ratio(
     logp_current: float,
     log_q_reverse: float = 0.0,
     log_q_forward: float = 0.0,
+    *,
+    as_energies: bool = False,
 ) -> float:
     """Log Metropolis–Hastings ratio ``log pi(x*) - log pi(x) + log q(x|x*) - log q(x*|x)``.
 
@@ -56,6 +58,11 @@ def mh_log_ratio(
         ``log q(x | x*)``: density of proposing the current state from the proposal.
     log_q_forward : float, default 0
         ``log q(x* | x)``. Leave both at 0 for a symmetric proposal.
+    as_energies : bool, default False
+        Sum it as the difference of two energies, ``(log pi(x*) + log q(x|x*)) - (log pi(x) +
+        log q(x*|x))``: for a Hamiltonian move, whose Hastings terms are minus the kinetic
+        energies, that is ``H(start) - H(end)``, each Hamiltonian summed first as an HMC step
+        computes it (the same number up to rounding).
 
     Returns
     -------
@@ -67,7 +74,10 @@ def mh_log_ratio(
         return -math.inf
     if math.isnan(logp_current) or logp_current == -math.inf:
         return math.inf
-    ratio = logp_proposed - logp_current + log_q_reverse - log_q_forward
+    if as_energies:
+        ratio = (logp_proposed + log_q_reverse) - (logp_current + log_q_forward)
+    else:
+        ratio = logp_proposed - logp_current + log_q_reverse - log_q_forward
     return -math.inf if math.isnan(ratio) else ratio
 
 

@@ -35,6 +35,7 @@ from pymc_kameleon.plots._draw import (
 )
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHStep
 from pymc_kameleon.step_methods.kameleon import KameleonStep
+from pymc_kameleon.step_methods.kmc import KMCStep
 
 __all__ = ["plot_proposals", "proposal_covariance", "proposal_ellipse"]
 
@@ -127,7 +128,7 @@ class _ProposalView:
 
 
 def _check_proposal_step(step: Any) -> None:
-    if not isinstance(step, AdaptiveMHStep):
+    if not isinstance(step, AdaptiveMHStep) or isinstance(step, KMCStep):
         raise TypeError(
             "expected a KameleonStep or AdaptiveMetropolis (for a KMCStep use "
             f"plot_trajectories), got {type(step).__name__}."

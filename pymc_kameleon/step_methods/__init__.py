@@ -3,5 +3,17 @@
 from pymc_kameleon.step_methods.adaptive_metropolis import AdaptiveMetropolis
 from pymc_kameleon.step_methods.kameleon import KameleonStep
 from pymc_kameleon.step_methods.kmc import KMCStep
+from pymc_kameleon.step_methods.pooling import (
+    PooledAdaptiveMetropolis,
+    PooledKameleonStep,
+    PooledKMCStep,
+)
 
-__all__ = ["AdaptiveMetropolis", "KMCStep", "KameleonStep"]
+__all__ = [
+    "AdaptiveMetropolis",
+    "KMCStep",
+    "KameleonStep",
+    "PooledAdaptiveMetropolis",
+    "PooledKMCStep",
+    "PooledKameleonStep",
+]

@@ -23,7 +23,7 @@ from pymc_kameleon.step_methods.arguments import (
     check_target_accept,
     check_warmup,
 )
-from pymc_kameleon.step_methods.pooling import pooled_variant
+from pymc_kameleon.step_methods.options import document_options
 
 __all__ = ["AdaptiveMetropolis", "AdaptiveMetropolisState"]
 
@@ -33,6 +33,7 @@ class AdaptiveMetropolisState(AdaptiveMHState):
     """Per-chain state of :class:`AdaptiveMetropolis` (the proposal holds what is learned)."""
 
 
+@document_options
 class AdaptiveMetropolis(AdaptiveMHStep):
     r"""Adaptive Metropolis (Haario, Saksman & Tamminen, 2001) as a PyMC step method.
 
@@ -77,39 +78,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         forgotten), shrunk toward its diagonal; :math:`\hat\Sigma` freezes after warm-up (also
         with ``adaptation="vanishing"``, which then keeps learning only :math:`s`), and
         ``gamma`` is in the whitened coordinates. See :doc:`/concepts/warmup`.
-    model, initial_point, compile_kwargs, blocked, rng
-        As for PyMC's own step methods.
-    noise_free_other_steps : bool, default False
-        Only for models with a stochastic likelihood estimate (see
-        :mod:`pymc_kameleon.pseudo_marginal`). Such a model must by default be sampled by this
-        step alone, because PyMC's other samplers would re-draw the noise at every evaluation;
-        set True only if every other step updates its variables without evaluating the noisy
-        terms (e.g. a hand-written conjugate Gibbs step).
-    noise_check_interval : int, default 100
-        Only for stochastic likelihood estimates: at the first iteration and then every this many
-        warm-up iterations, the current state is re-estimated 4 extra times (counted in
-        ``logp_evals``; the chain keeps its stored estimate) to measure the ``noise_sd`` stat.
-        0 turns the checks off.
-    pool_warmup : bool, default False
-        Pool the warm-up across chains: ``pm.sample`` then runs the chains in lock-step (PyMC's
-        population sampling, also with ``cores > 1``) and, before each warm-up iteration, each chain
-        learns from the other chains' current states as well as its own (the covariance windows, or
-        with ``warmup="classic"`` the running covariance); their starts are spread over the
-        posterior, so the learned coordinates and history cover more of it. After warm-up nothing is
-        shared and every chain is an exact chain of its own frozen kernel. Works with any number of
-        chains (with one there is nothing to pool); with ``cores=1`` the step object passed holds
-        the last chain's learned state afterwards. See :doc:`/concepts/warmup`.
-    start_up : bool or int, default True
-        With ``warmup="whitened"``, each chain first climbs from its initial point to a mode (Newton
-        steps on finite differences, no gradients; a stochastic likelihood estimate with its noise
-        held fixed) and takes the curvature there. Where that Gaussian fits the posterior (checked
-        at 3 sds along each principal axis), the chain starts at an overdispersed draw of it and the
-        warm-up's first whitening map is its covariance; elsewhere (a banana's or a funnel's mode, a
-        saddle, a climb that did not finish) the chain starts at its initial point with the ordinary
-        warm-up, and the ``start_up`` stat names the reason (a warning for the reasons a user can
-        act on). True spends at most half of ``tune`` evaluations (all counted in ``logp_evals``);
-        an int is the budget; False turns it off. Skipped with ``initial_history`` and ``tune=0``.
-        See :doc:`/concepts/warmup`.
+    <shared options>
     independence : {"always", "warmup", "off"}, default "always"
         Independence moves from a Student t at the start-up's mode (and at each covariance
         window's moments), kept after warm-up at the share warm-up learned; as for
@@ -156,14 +125,7 @@ class AdaptiveMetropolis(AdaptiveMHStep):
     :math:`\log \hat p` at the current state, pooled over the checks so far (pseudo-marginal
     chains stick when it is well above 1-2).
 
-    ``warning`` is None except where it holds a :class:`~pymc.stats.convergence.SamplerWarning`,
-    which PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
-    ``pm.sample(keep_warning_stat=True)``: near a chain's first iteration when its warm-up is
-    too short to learn the proposal (``tune=0``, or below the minimum the message names),
-    and at the first iteration after warm-up of a chain that never moved during warm-up (or
-    ended it with a non-finite log-density), naming the counts and the likely cause. A model
-    without a stochastic likelihood whose log-density is not finite at the starting point
-    raises :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+    <warning stat>
 
     References
     ----------
@@ -189,17 +151,9 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         adaptation: Any = "tune",
         adapt_start: int = 100,
         warmup: str = "whitened",
-        model=None,
-        initial_point=None,
-        compile_kwargs: dict | None = None,
-        blocked: bool = True,
-        rng=None,
-        noise_free_other_steps: bool = False,
-        noise_check_interval: int = 100,
-        pool_warmup: bool = False,
         initial_history: Any = None,
-        start_up: bool | int = True,
         independence: str = "always",
+        **options: Any,
     ) -> None:
         scale = check_choice(
             "scale",
@@ -222,12 +176,12 @@ class AdaptiveMetropolis(AdaptiveMHStep):
 
         make_proposal = partial(self._build_proposal, initial_history)
         super().__init__(
-            vars, proposal=make_proposal, adaptation=adaptation, model=model,
-            initial_point=initial_point, compile_kwargs=compile_kwargs, blocked=blocked, rng=rng,
-            noise_free_other_steps=noise_free_other_steps,
-            noise_check_interval=noise_check_interval, pool_warmup=pool_warmup,
-            start_up=start_up, independence=independence,
-        )  # fmt: skip
+            vars,
+            proposal=make_proposal,
+            adaptation=adaptation,
+            independence=independence,
+            **options,
+        )
 
     def _build_proposal(self, initial_history: Any, dim: int) -> Proposal:
         """The chain's proposal, once the dimension is known (validates ``initial_history``)."""
@@ -291,6 +245,3 @@ class AdaptiveMetropolis(AdaptiveMHStep):
         numpy.ndarray, shape (d, d)
         """
         return self.proposal.covariance(x)
-
-
-pooled_variant(AdaptiveMetropolis)  # the pool_warmup=True class, made at import: it pickles by name

@@ -1,12 +1,13 @@
-"""A Metropolis–Hastings step over one proposal object.
+"""The one Metropolis–Hastings iteration every step of this package runs.
 
 :class:`AdaptiveMHStep` runs, at each iteration, ``proposal.propose`` -> the model's
 log-density at the candidate -> ``proposal.log_density`` for the Hastings term (skipped when
-the proposal is symmetric) -> the MH decision -> ``proposal.learn`` (while adapting). The
-proposal (:mod:`pymc_kameleon.core.proposals`) holds everything it learns; the step holds the
-compiled log-density and the cached current state.
-:class:`~pymc_kameleon.KameleonStep` and :class:`~pymc_kameleon.AdaptiveMetropolis` only parse
-their arguments and choose the proposal.
+the proposal is symmetric) -> the MH decision -> ``proposal.review`` (the move's stats) ->
+``proposal.learn`` (while adapting). The proposal (:mod:`pymc_kameleon.core.proposals`) holds
+everything it learns; the step holds the compiled log-density and the chain's current point.
+:class:`~pymc_kameleon.KameleonStep`, :class:`~pymc_kameleon.AdaptiveMetropolis` and
+:class:`~pymc_kameleon.KMCStep` only parse their arguments and build the proposal (KMC's is a
+mixture of its moves, :class:`~pymc_kameleon.core.proposals.kmc_moves.KMCMoves`).
 """
 
 from __future__ import annotations
@@ -19,15 +20,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
-from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
+from pymc_kameleon.core.mh import MHDecision, mh_decide, mh_log_ratio
 from pymc_kameleon.core.proposals import Proposal, Transition
+from pymc_kameleon.core.proposals.protocol import Outcome
 from pymc_kameleon.core.start_up import START_UP_STATUSES
 from pymc_kameleon.step_methods.arguments import check_independence
 from pymc_kameleon.step_methods.base import GradientFreeState, GradientFreeStep
-from pymc_kameleon.step_methods.pooling import pooled_variant
-from pymc_kameleon.step_methods.progress import (
-    ProgressField,
-)
+from pymc_kameleon.step_methods.options import document_options
+from pymc_kameleon.step_methods.progress import ProgressField
 
 __all__ = ["AdaptiveMHState", "AdaptiveMHStep"]
 
@@ -45,6 +45,7 @@ class AdaptiveMHState(GradientFreeState):
     proposal: Proposal
 
 
+@document_options
 class AdaptiveMHStep(GradientFreeStep):
     """Metropolis–Hastings over one :class:`~pymc_kameleon.core.proposals.Proposal`.
 
@@ -64,14 +65,11 @@ class AdaptiveMHStep(GradientFreeStep):
         when the chain starts (``step.proposal`` is the current chain's).
     adaptation : {"tune", "vanishing"}, AdaptationSchedule or callable, default "tune"
         While the proposal learns: during warm-up only (``"tune"``), or also afterwards.
-    model, initial_point, compile_kwargs, blocked, rng, noise_free_other_steps, \
-noise_check_interval, pool_warmup, start_up
-        As for :class:`~pymc_kameleon.KameleonStep` (with ``pool_warmup`` the proposal's
-        :meth:`~pymc_kameleon.core.proposals.Proposal.observe` gets the other chains' states).
     independence : {"off", "warmup", "always"}, default "off"
         As for :class:`~pymc_kameleon.KameleonStep`, for a
         :class:`~pymc_kameleon.core.proposals.WhitenedProposal` (other proposals have no
         independence moves); off by default, so a proposal built by hand is used as it is.
+    <shared options>
 
     Attributes
     ----------
@@ -82,7 +80,9 @@ noise_check_interval, pool_warmup, start_up
     Notes
     -----
     Sampler statistics: ``accept``, ``accepted``, ``model_logp``, ``logp_evals``, ``start_up``,
-    ``invalid_proposal``, ``warning``, and the proposal's stats (``scaling``, ...).
+    ``invalid_proposal``, ``warning``, and the proposal's stats (``scaling``, ...). A warm-up
+    pooled across chains is :class:`~pymc_kameleon.PooledAdaptiveMHStep` (its proposal's
+    :meth:`~pymc_kameleon.core.proposals.Proposal.observe` gets the other chains' states).
     """
 
     stats_dtypes_shapes: ClassVar[dict[str, tuple[Any, list]]] = {
@@ -105,32 +105,12 @@ noise_check_interval, pool_warmup, start_up
         *,
         proposal: Proposal | Callable[[int], Proposal],
         adaptation: Any = "tune",
-        model=None,
-        initial_point=None,
-        compile_kwargs: dict | None = None,
-        blocked: bool = True,
-        rng=None,
-        noise_free_other_steps: bool = False,
-        noise_check_interval: int = 100,
-        pool_warmup: bool = False,
-        start_up: bool | int = True,
         independence: str = "off",
+        **options: Any,
     ) -> None:
         self.proposal: Proposal | None = None
         self.independence = check_independence(independence)
-        super().__init__(
-            vars,
-            adaptation=adaptation,
-            model=model,
-            initial_point=initial_point,
-            compile_kwargs=compile_kwargs,
-            blocked=blocked,
-            rng=rng,
-            noise_free_other_steps=noise_free_other_steps,
-            noise_check_interval=noise_check_interval,
-            pool_warmup=pool_warmup,
-            start_up=start_up,
-        )
+        super().__init__(vars, adaptation=adaptation, **options)
         self.proposal = proposal if isinstance(proposal, Proposal) else proposal(self.dim)
         self._reset_chain_state()
         extra = {
@@ -148,15 +128,17 @@ noise_check_interval, pool_warmup, start_up
             # PyMC's population sampler gives each chain a shallow copy of the step: without a
             # copy of its own, every chain would train one shared proposal
             self.proposal = copy.deepcopy(self.proposal)
-            self.proposal.plan_warmup(self.warmup_length)  # resets it for the new chain
+            self.proposal.plan_warmup(self.warmup_length, self.rng)  # resets it for the chain
 
     def _observe_others(self, states: np.ndarray) -> None:
+        """Learn from other chains' current states (a pooled warm-up, during warm-up)."""
         self.proposal.observe(states, self.iteration, self.rng)
 
     @property
     def takes_gaussian_start(self) -> bool:
         """Whether the proposal can begin from a Gaussian's shape (a whitened warm-up can)."""
-        return hasattr(self.proposal, "start_from")
+        default = hasattr(self.proposal, "start_from")
+        return bool(getattr(self.proposal, "accepts_gaussian_start", default))
 
     def begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
         """The proposal begins in the coordinates that whiten ``covariance``; see the base.
@@ -192,68 +174,121 @@ noise_check_interval, pool_warmup, start_up
         """The proposal's learned scale (its ``scaling`` stat)."""
         return float(self.proposal.stats().get("scaling", math.nan))
 
+    def divergence_notice(self) -> str | None:
+        """The notice of a chain's first divergent move after warm-up.
+
+        Returns
+        -------
+        str or None
+            None: no notice (a step whose moves can diverge overrides it).
+        """
+        return None
+
+    def _first_iteration(self) -> None:
+        """At a chain's first iteration, before anything else (a hook; e.g. KMC's first fit)."""
+
     # ----------------------------------------------------------------------------------------
     # one iteration
     def astep(self, q0: RaveledVars) -> tuple[RaveledVars, list[dict[str, Any]]]:
-        """Propose, accept or reject, learn; exactly one new log-density evaluation."""
+        """Propose, accept or reject, learn; one new log-density evaluation.
+
+        Parameters
+        ----------
+        q0 : RaveledVars
+            The current state, raveled.
+
+        Returns
+        -------
+        tuple of (RaveledVars, list of dict)
+            The new state and the iteration's sampler statistics.
+        """
         logp_evals = self.refresh_current(q0.data)
+        if self.iteration == 0:
+            self._first_iteration()
         self._check_start(q0)
         logp_evals += self._measure_noise()
         logp_evals += self._start_up()
-        x = self.x_current
+        proposal, current = self.proposal, self.current
+        x, logp_current = current.x, current.logp
         try:
-            x_new, log_q_forward = self.proposal.propose(x, self.rng)
+            x_new, log_q_forward = proposal.propose(x, self.rng)
         except FloatingPointError as error:
             raise FloatingPointError(f"{type(self).__name__}: {error}") from None
-        logp_new, likelihood_noise_new = self.estimate_logp(x_new)
-        logp_evals += 1
+        logp_new, noise_new = -math.inf, None
+        if log_q_forward == log_q_forward:  # NaN: no candidate (a trajectory that diverged)
+            logp_new, noise_new = self.density.estimate(x_new, self.rng)
+            logp_evals += 1
+        decision, valid = self._decide(x, x_new, logp_new, log_q_forward)
+        outcome = Outcome(logp_current, logp_new, decision.log_ratio, decision.accepted)
+        move_stats = proposal.review(outcome)
+        if not valid:
+            self.health.n_invalid += 1
+        if decision.accepted:
+            self.accept_state(x_new, logp_new, noise_new)
+        if move_stats.get("diverging") and not self.tune:
+            notice = self.divergence_notice()  # PyMC counts these: say what to change
+            if notice is not None:
+                self.health.note("divergence", notice)
+        if self.tune or self.schedule.adapts_after_tuning:
+            proposal.learn(self._transition(decision, outcome), self.rng)
+        self.iteration += 1
+        if self.density.n_counted:  # (finite differences a proposal took while learning)
+            logp_evals += self.density.take_count()
+        stats = self._stats(decision, valid, logp_evals, move_stats)
+        return RaveledVars(self.current.x, q0.point_map_info), [stats]
+
+    def _decide(
+        self, x: np.ndarray, x_new: np.ndarray, logp_new: float, log_q_forward: float
+    ) -> tuple[MHDecision, bool]:
+        """The Metropolis–Hastings test of ``x_new``, and whether it was a valid candidate."""
+        proposal = self.proposal
         valid = math.isfinite(logp_new)
         log_q_reverse = 0.0
-        if valid and not self.proposal.symmetric:
-            log_q_reverse = self.proposal.log_density(x, x_new)
+        symmetric = proposal.symmetric
+        if valid and not symmetric:
+            log_q_reverse = proposal.log_density(x, x_new)
             valid = not math.isnan(log_q_reverse)
-        if valid and self.proposal.symmetric:
+        if valid and symmetric:
             log_q_forward = 0.0  # the terms cancel
         log_ratio = mh_log_ratio(
             logp_new if valid else -math.inf,
-            self.logp_current,
+            self.current.logp,
             log_q_reverse if valid else 0.0,
             log_q_forward if valid else 0.0,
+            as_energies=proposal.hastings_as_energies,
         )
-        decision = mh_decide(log_ratio, self.rng)
-        if not valid:
-            self.n_invalid += 1
-        if decision.accepted:
-            self.accept_state(x_new, logp_new, likelihood_noise_new)
-        if self._adapting():
-            transition = Transition(
-                self.x_current,
-                decision.accept_prob,
-                self.iteration,
-                bool(self.tune),
-                self._acceptance_ceiling(),
-            )
-            self.proposal.learn(transition, self.rng)
-        self.iteration += 1
-        return RaveledVars(self.x_current, q0.point_map_info), [
-            self._stats(decision, valid, logp_evals)
-        ]
+        return mh_decide(log_ratio, self.rng), valid
 
-    def _stats(self, decision, valid: bool, logp_evals: int) -> dict[str, Any]:
+    def _transition(self, decision: MHDecision, outcome: Outcome) -> Transition:
+        density, current = self.density, self.current
+        return Transition(
+            current.x,
+            decision.accept_prob,
+            self.iteration,
+            bool(self.tune),
+            self.noise.acceptance_ceiling(),
+            current.logp,
+            outcome,
+            None if density.noisy is not None else density.counted,
+        )
+
+    def _stats(
+        self, decision: MHDecision, valid: bool, logp_evals: int, move_stats: dict[str, Any]
+    ) -> dict[str, Any]:
         stats = {
             "accept": decision.accept_prob,
             "accepted": float(decision.accepted),
-            "model_logp": self.logp_current,
+            "model_logp": self.current.logp,
             "logp_evals": logp_evals,
             "start_up": START_UP_STATUSES[self.start_up_status],
-            "invalid_proposal": not valid,
-            "warning": self._warning_stat(),
+            "warning": self.health.warning_stat(self.iteration, bool(self.tune)),
             **self.proposal.stats(),
-            **self._noise_stats(),
+            **move_stats,
         }
+        if self.density.noisy is not None:
+            stats["noise_sd"] = self.noise.noise_sd
+        if "invalid_proposal" in self.stats_dtypes_shapes:
+            stats["invalid_proposal"] = not valid
         if EMIT_TUNE_STAT:
             stats["tune"] = bool(self.tune)
         return stats
-
-
-pooled_variant(AdaptiveMHStep)  # the pool_warmup=True class, made at import: it pickles by name

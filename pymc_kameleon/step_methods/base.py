@@ -1,10 +1,13 @@
-"""The base class of every step in this package: a compiled log-density and its cache.
+"""The base class of every step in this package: the model's log-density and a chain's life.
 
-:class:`GradientFreeStep` compiles the model's log-density (no gradients), caches the
-log-density of the current state so that each iteration evaluates it exactly once, keeps every
-piece of per-chain state in a PyMC ``_state_class`` so that ``sampling_state`` round-trips are
-exact, and handles pseudo-marginal models (noise stored with the state, the ``noise_sd``
-diagnostic). The Metropolis–Hastings family is in :mod:`pymc_kameleon.step_methods.adaptive_mh`.
+:class:`GradientFreeStep` owns its parts, as PyMC's ``BaseHMC`` owns its potential and
+integrator: the compiled log-density (:class:`~.model_density.ModelLogDensity`), and per chain
+the current point with its cached value (:class:`~.model_density.CurrentPoint`), the noise
+measurement of a stochastic estimate (:class:`~.noise_monitor.NoiseMonitor`) and the chain's
+health (:class:`~.chain_health.ChainHealth`: stuck chains, warnings). It runs the chain's life
+cycle for PyMC 5 and 6 and the start-up (:func:`~.start_up.run_start_up`). The one
+Metropolis–Hastings iteration every step shares is in
+:mod:`pymc_kameleon.step_methods.adaptive_mh`.
 """
 
 from __future__ import annotations
@@ -23,51 +26,41 @@ from pymc_kameleon._compat import (
     ArrayStepShared,
     Competence,
     RaveledVars,
-    SamplerWarning,
     StepMethodState,
-    compile_pytensor,
     continuous_types,
     dataclass_state,
-    join_nonshared_inputs,
     make_shared_replacements,
     warmup_length_from_sampler,
 )
 from pymc_kameleon.core._threads import limit_blas_in_forked_worker, single_blas_thread
 from pymc_kameleon.core.adaptation import AdaptationSchedule, make_schedule
 from pymc_kameleon.core.checks import check_bool, check_int, check_mapping
-from pymc_kameleon.pseudo_marginal import in_noisy_model, noise_variables, strip_noisy_guards
+from pymc_kameleon.pseudo_marginal import in_noisy_model
 from pymc_kameleon.step_methods.arguments import (
     caller_stacklevel,
-    check_initial_history,
     check_rng,
     model_and_point,
     resolve_vars,
 )
+from pymc_kameleon.step_methods.chain_health import ChainHealth
 from pymc_kameleon.step_methods.interrupts import compiled_code_interrupts, stop_if_interrupted
-from pymc_kameleon.step_methods.noise import (
-    check_noise_ownership,
-    compile_noisy_log_density,
-    warn_noisy_estimate,
-)
-from pymc_kameleon.step_methods.notices import chain_notices, warning_stat
-from pymc_kameleon.step_methods.pooling import pooled_variant
+from pymc_kameleon.step_methods.model_density import CurrentPoint, ModelLogDensity
+from pymc_kameleon.step_methods.noise import warn_noisy_estimate
+from pymc_kameleon.step_methods.noise_monitor import NOISE_CHECK_REPEATS, NoiseMonitor
+from pymc_kameleon.step_methods.notices import WarmupPlan, short_warmup_message
+from pymc_kameleon.step_methods.options import parse_options
 from pymc_kameleon.step_methods.prior_starts import prior_draws
 from pymc_kameleon.step_methods.progress import progressbar_config, progressbar_updater
-from pymc_kameleon.step_methods.start_up import parse_start_up, plan_start_up, start_up_warning
-from pymc_kameleon.step_methods.stuck import NOISE_SD_WARNING, stuck_chain_message
+from pymc_kameleon.step_methods.start_up import (
+    parse_start_up,
+    run_start_up,
+    start_up_budget,
+    start_up_noise_rng,
+    start_up_warning,
+)
+from pymc_kameleon.step_methods.stuck import NOISE_SD_WARNING, ChainFacts, stuck_chain_message
 
-__all__ = [
-    "NOISE_CHECK_REPEATS",
-    "NOISE_SD_WARNING",
-    "GradientFreeState",
-    "GradientFreeStep",
-    "check_initial_history",
-]
-
-#: fresh estimates at the current state per noise check (pseudo-marginal models)
-NOISE_CHECK_REPEATS = 4
-#: lower clip of the measured noise ceiling on the acceptance rate
-_MIN_NOISE_CEILING = 0.05
+__all__ = ["NOISE_CHECK_REPEATS", "NOISE_SD_WARNING", "GradientFreeState", "GradientFreeStep"]
 
 
 @dataclass_state
@@ -76,35 +69,23 @@ class GradientFreeState(StepMethodState):
 
     tune: bool
     iteration: int
-    x_current: np.ndarray | None
-    logp_current: float
-    noise_current: list | None
-    shared_snapshot: list | None
-    n_invalid: int
-    n_moved: int
-    n_accepted_unmoved: int
-    stuck_warning: str | None
-    noise_sum_squares: float
-    noise_dof: int
-    null_accept_sum: float
-    null_accept_count: int
-    warmup_length: int | None
+    current: CurrentPoint
+    noise: NoiseMonitor
+    health: ChainHealth
     start_up_status: str
-    start_up_warning: str | None
-    notices: dict
+    warmup_length: int | None
     dim: int = field(metadata={"frozen": True})
 
 
 class GradientFreeStep(ArrayStepShared):
-    """Base class of every step in this package: a compiled log-density and its cache.
+    """Base class of every step in this package: the model's log-density and a chain's life.
 
     It compiles the model's log-density of the step's variables (no gradients), keeps the
     log-density of the current state so that an iteration costs one new evaluation, recomputes it
     only when the point or another step's variables changed, seeds and resets per-chain state at
     the start of every chain (PyMC 5 ``set_rng``, PyMC 6 ``setup_chain``), and refuses discrete
     variables. Subclasses implement :meth:`astep` and :meth:`_reset_chain_state`, and call
-    :meth:`_reset_common_state` from the latter; they evaluate proposals with
-    :meth:`estimate_logp` and accept them with :meth:`_accept`.
+    :meth:`_reset_common_state` from the latter.
 
     **Pseudo-marginal models.** When the model's log-density draws its own noise (a stochastic
     likelihood estimate, see :mod:`pymc_kameleon.pseudo_marginal`), the noise values ``u`` become
@@ -115,12 +96,10 @@ class GradientFreeStep(ArrayStepShared):
 
     **Chains that cannot move.** A model without a stochastic likelihood whose log-density is not
     finite at the starting point raises :class:`pymc.exceptions.SamplingError` at the first
-    iteration, as PyMC's HMC does. During warm-up the step counts the proposals that changed the
-    state and the invalid ones (``n_moved``, ``n_accepted_unmoved``, ``n_invalid``); a chain that
-    never moved, or whose current log-density is not finite, at the end of warm-up gets a
+    iteration, as PyMC's HMC does. A chain that never moved during warm-up, or whose current
+    log-density is not finite at its end, gets a
     :class:`~pymc.stats.convergence.SamplerWarning` in the ``warning`` stat of its first
-    post-warm-up iteration, which PyMC logs (also from worker processes) and leaves out of the
-    InferenceData unless ``pm.sample(keep_warning_stat=True)``.
+    post-warm-up iteration (:mod:`pymc_kameleon.step_methods.chain_health`).
     """
 
     default_blocked = True
@@ -133,46 +112,27 @@ class GradientFreeStep(ArrayStepShared):
     #: what counts as an invalid proposal, for the stuck-chain warning
     invalid_description: ClassVar[str] = "had a NaN/-inf log-density"
 
-    def __new__(cls, *args, **kwargs):
-        """``pool_warmup=True`` builds the pooled variant of the class (see :mod:`.pooling`)."""
-        if kwargs.get("pool_warmup") is True:
-            cls = pooled_variant(cls)
-        return super().__new__(cls, *args, **kwargs)
-
-    def __init__(
-        self,
-        vars=None,
-        *,
-        adaptation: Any,
-        model=None,
-        initial_point=None,
-        compile_kwargs: dict | None = None,
-        blocked: bool = True,
-        rng=None,
-        noise_free_other_steps: bool = False,
-        noise_check_interval: int = 100,
-        pool_warmup: bool = False,
-        start_up: bool | int = True,
-    ) -> None:
+    def __init__(self, vars=None, *, adaptation: Any, **options: Any) -> None:
         self.initial_history = getattr(self, "initial_history", None)  # a subclass validates it
-        blocked = check_bool("blocked", blocked)
-        self.start_up = parse_start_up(start_up)  #: True (default budget), False or a budget
-        self.pool_warmup = check_bool("pool_warmup", pool_warmup)  #: (then the pooled variant)
+        options = parse_options(type(self).__name__, options, _own_arguments(type(self)))
+        blocked = check_bool("blocked", options["blocked"])
+        self.start_up = parse_start_up(options["start_up"])  #: True, False or a budget
         noise_free_other_steps = check_bool(
             "noise_free_other_steps",
-            noise_free_other_steps,
+            options["noise_free_other_steps"],
             hint="Set True only if every other step leaves the noisy likelihood terms alone.",
         )
         self.noise_check_interval = check_int(
             "noise_check_interval",
-            noise_check_interval,
+            options["noise_check_interval"],
             minimum=0,
             hint="It counts warm-up iterations between checks of the likelihood-estimate noise; "
             "0 turns them off.",
         )
-        compile_kwargs = check_mapping("compile_kwargs", compile_kwargs)
+        compile_kwargs = check_mapping("compile_kwargs", options["compile_kwargs"])
+        rng = options["rng"]
         check_rng(rng)
-        model, initial_point = model_and_point(model, initial_point)
+        model, initial_point = model_and_point(options["model"], options["initial_point"])
         vars = resolve_vars(vars, model, type(self).__name__)
         self.dim = int(sum(np.size(initial_point[v.name]) for v in vars))
         #: dtype of the raveled points the compiled log-density takes
@@ -180,40 +140,24 @@ class GradientFreeStep(ArrayStepShared):
         self._warn_beyond_documented_dim()
         self.schedule: AdaptationSchedule = make_schedule(adaptation)
         shared = make_shared_replacements(initial_point, vars, model)
-        self._compile(model, vars, initial_point, shared, compile_kwargs, noise_free_other_steps)
+        self.density = ModelLogDensity(
+            model, vars, initial_point, shared, compile_kwargs, type(self).__name__,
+            noise_free_other_steps,
+        )  # fmt: skip
+        if self.density.is_pseudo_marginal:
+            self._add_stats({"noise_sd": (np.float64, [])})
+        #: the start-up's prior draws (None for a noisy model, without a start-up or a prior)
+        self.prior_draws = (
+            None
+            if self.density.is_pseudo_marginal or self.start_up is False
+            else prior_draws(model, vars)
+        )
         self.tune = True
         #: warm-up iterations of the current chain, when PyMC says (None otherwise)
         self.warmup_length: int | None = None
         super().__init__(vars, shared, blocked=blocked, rng=rng)
         self._chain_iterations = 0  # (not in the sampling state, which PyMC resets per chain)
         self._reset_chain_state()
-        if self.pool_warmup:
-            self.remember_origin()
-
-    def _compile(
-        self, model, vars, initial_point, shared, compile_kwargs, noise_free_other_steps
-    ) -> None:
-        """Compile the log-density: ``_logp(x)``, or ``_noisy_logp`` when it draws noise; and
-        the start-up's prior draws (``prior_draws``: None for a noisy model, without a start-up,
-        or without a proper prior)."""
-        # our steps keep the current state's estimate, so they may evaluate the noisy terms
-        logp_graph = strip_noisy_guards(model.logp())
-        noise = noise_variables(logp_graph)
-        self._logp = None
-        self._noisy_logp = None
-        if noise:
-            check_noise_ownership(model, vars, type(self).__name__, noise_free_other_steps)
-            self._noisy_logp = compile_noisy_log_density(
-                logp_graph, noise, initial_point, vars, shared, compile_kwargs
-            )
-            self._add_stats({"noise_sd": (np.float64, [])})
-        else:
-            [logp], raveled_input = join_nonshared_inputs(
-                point=initial_point, outputs=[logp_graph], inputs=vars, shared_inputs=shared
-            )
-            self._logp = compile_pytensor([raveled_input], logp, **compile_kwargs)
-            self._logp.trust_input = True
-        self.prior_draws = None if noise or self.start_up is False else prior_draws(model, vars)
 
     @property
     def compiled_logp(self):
@@ -221,7 +165,12 @@ class GradientFreeStep(ArrayStepShared):
 
         None for a model with a stochastic likelihood estimate, whose log-density draws noise.
         """
-        return self._logp
+        return self.density.compiled
+
+    @property
+    def is_pseudo_marginal(self) -> bool:
+        """Whether the model's log-density is a stochastic estimate (noise is part of the state)."""
+        return self.density.is_pseudo_marginal
 
     def _warn_beyond_documented_dim(self) -> None:
         limit = self.documented_max_dim
@@ -254,10 +203,7 @@ class GradientFreeStep(ArrayStepShared):
         -------
         float
         """
-        if self._noisy_logp is None:
-            dtype = self._logp.maker.inputs[0].variable.dtype  # the compiled logp trusts it
-            return float(self._logp(np.asarray(x, dtype=dtype)))
-        return float(self._noisy_logp(x, self._noisy_logp.draw(x, np.random.default_rng())))
+        return self.density.fresh(x)
 
     def log_density_with_frozen_noise(self, x: np.ndarray, rng: np.random.Generator):
         """``x -> log-density``, with a stochastic estimate's noise drawn once and then kept.
@@ -278,21 +224,12 @@ class GradientFreeStep(ArrayStepShared):
         callable
             ``(x: numpy.ndarray of shape (d,)) -> float``.
         """
-        if self._noisy_logp is None:
-            dtype, compiled = np.asarray(x).dtype, self._logp  # x has the step's dtype
-            return lambda x: float(compiled(np.asarray(x, dtype=dtype)))
-        noisy, frozen = self._noisy_logp, self._noisy_logp.draw(np.asarray(x, dtype=float), rng)
-        return lambda x: float(noisy(np.asarray(x, dtype=float), frozen))
+        return self.density.with_frozen_noise(x, rng)
 
     def _add_stats(self, extra: dict[str, tuple[Any, list]]) -> None:
         """Add sampler stats for this instance only (PyMC reads the instance attributes)."""
         self.stats_dtypes_shapes = {**self.stats_dtypes_shapes, **extra}
         self.stats_dtypes = [{name: dtype for name, (dtype, _) in self.stats_dtypes_shapes.items()}]
-
-    @property
-    def is_pseudo_marginal(self) -> bool:
-        """Whether the model's log-density is a stochastic estimate (noise is part of the state)."""
-        return self._noisy_logp is not None
 
     def step(self, point):
         """One iteration (PyMC's entry point), with one BLAS thread inside it.
@@ -309,32 +246,111 @@ class GradientFreeStep(ArrayStepShared):
         return result
 
     # ----------------------------------------------------------------------------------------
+    # the current state (per chain: ``step.current``)
+    @property
+    def x_current(self) -> np.ndarray | None:
+        """The chain's current state, raveled (None before its first iteration)."""
+        return self.current.x
+
+    @x_current.setter
+    def x_current(self, value: np.ndarray | None) -> None:
+        self.current.x = value
+
+    @property
+    def logp_current(self) -> float:
+        """The (estimated) log-density of the current state."""
+        return self.current.logp
+
+    @logp_current.setter
+    def logp_current(self, value: float) -> None:
+        self.current.logp = value
+
+    @property
+    def noise_current(self) -> list | None:
+        """The noise of the current state's estimate (None for a deterministic model)."""
+        return self.current.noise
+
+    @noise_current.setter
+    def noise_current(self, value: list | None) -> None:
+        self.current.noise = value
+
+    def estimate_logp(self, x: np.ndarray) -> tuple[float, list | None]:
+        """Log-density at a new point, with fresh noise if the model has any (one evaluation).
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+            A point of the sampled space, of the step's dtype.
+
+        Returns
+        -------
+        value : float
+        noise : list or None
+            The noise the estimate was computed with (None for a deterministic model).
+        """
+        return self.density.estimate(x, self.rng)
+
+    def accept_state(self, x_new: np.ndarray, logp_new: float, noise_new: list | None) -> None:
+        """Make a proposal the current state, with the noise its estimate was computed with.
+
+        During warm-up, counts whether the accepted proposal changed the state at all (a step far
+        below the resolution of the values does not).
+
+        Parameters
+        ----------
+        x_new : numpy.ndarray, shape (d,)
+        logp_new : float
+            Its (estimated) log-density.
+        noise_new : list or None
+            The noise of that estimate, kept with the state (pseudo-marginal: never re-drawn).
+        """
+        if self.tune:
+            self.health.count_accepted(x_new, self.current.x)
+        current = self.current
+        current.x, current.logp, current.noise = x_new, logp_new, noise_new
+
+    def refresh_current(self, x0: np.ndarray) -> int:
+        """Sync the cached current state with the point PyMC hands over; count evaluations.
+
+        Called at the start of every iteration. A new point gets a fresh estimate. If only other
+        steps' variables changed, a pseudo-marginal estimate is recomputed with the *stored*
+        noise: re-drawing it would be Monte Carlo within Metropolis, which is biased (the
+        statistical tests build that wrong sampler by overriding this method).
+
+        Parameters
+        ----------
+        x0 : numpy.ndarray, shape (d,)
+            The raveled point of the step's variables.
+
+        Returns
+        -------
+        int
+            Log-density evaluations made (0 or 1).
+        """
+        return self.current.refresh(x0, self.density, self.shared, self.rng)
+
+    # ----------------------------------------------------------------------------------------
     # chain life cycle
     def _reset_common_state(self) -> None:
-        """Forget the cached current state and the counters."""
+        """Forget the current state, the noise measurement and the counts."""
         self.iteration = 0
-        self.x_current = None
-        self.logp_current = math.nan
-        self.noise_current = None
-        self.shared_snapshot = None
-        self.n_invalid = 0
-        self.n_moved = 0
-        self.n_accepted_unmoved = 0
-        self.stuck_warning = None
-        self.noise_sum_squares = 0.0
-        self.noise_dof = 0
-        self.null_accept_sum = 0.0
-        self.null_accept_count = 0
+        self.current = CurrentPoint()
+        self.noise = NoiseMonitor()
+        message = short_warmup_message(self.warmup_plan, self.warmup_length)
+        self.health = ChainHealth({} if message is None else {"short_warmup": message})
         self.start_up_status = "off"
-        self.start_up_warning = None
-        self.notices = chain_notices(self)  # (with the chain's warmup_length, once known)
+        self.density.take_count()  # (evaluations counted by an earlier chain are not this one's)
+
+    @property
+    def warmup_plan(self) -> WarmupPlan:
+        """What the step's warm-up must fit in (for the too-short-warm-up notice)."""
+        return WarmupPlan(
+            type(self).__name__, self.dim, getattr(self, "warmup", None),
+            getattr(self, "adapt_start", None), initial_history=self.initial_history is not None,
+        )  # fmt: skip
 
     def _reset_chain_state(self) -> None:
         """Put every piece of per-chain state back to its untuned value."""
-        raise NotImplementedError
-
-    def _observe_others(self, states: np.ndarray) -> None:
-        """Learn from other chains' current states (``pool_warmup=True``, during warm-up)."""
         raise NotImplementedError
 
     def _start_chain(self, rng, tune: int | None = None) -> None:
@@ -368,13 +384,10 @@ class GradientFreeStep(ArrayStepShared):
         With ``tune=0`` PyMC calls this before the first iteration: there is nothing to check.
         """
         if self.tune and self.iteration > 0:
-            self.stuck_warning = self._stuck_chain_message()
+            self.health.stuck_warning = self._stuck_chain_message()
         if self.tune and self.is_pseudo_marginal and self.noise_sd > NOISE_SD_WARNING:
             warn_noisy_estimate(type(self).__name__, self.noise_sd)
         super().stop_tuning()
-
-    def _adapting(self) -> bool:
-        return bool(self.tune) or self.schedule.adapts_after_tuning
 
     # ----------------------------------------------------------------------------------------
     # chains that cannot move
@@ -402,7 +415,16 @@ class GradientFreeStep(ArrayStepShared):
 
     def _stuck_chain_message(self) -> str | None:
         """The end-of-warm-up warning for a chain that never moved (None if it moved)."""
-        return stuck_chain_message(self)
+        facts = ChainFacts(
+            name=type(self).__name__,
+            variables=", ".join(v.name for v in self.vars),
+            n_iterations=self.iteration,
+            logp_current=self.logp_current,
+            invalid_description=self.invalid_description,
+            pseudo_marginal=self.is_pseudo_marginal,
+            noise_sd=self.noise_sd,
+        )
+        return stuck_chain_message(self.health, facts)
 
     # ----------------------------------------------------------------------------------------
     # the start-up (see :mod:`pymc_kameleon.step_methods.start_up`)
@@ -416,7 +438,16 @@ class GradientFreeStep(ArrayStepShared):
         the start-up). The modes become the anchors of independence moves
         (:meth:`mix_independence`).
         """
-        result = plan_start_up(self)
+        if self.iteration != 0 or not self._start_up_applies():
+            return 0
+        budget = start_up_budget(self.start_up, self.warmup_length)
+        # a stochastic estimate is climbed with one noise draw held fixed (common random numbers)
+        log_density = self.density.with_frozen_noise(self.x_current, start_up_noise_rng(self.rng))
+        # an explicit budget is spent on climbs from further starts; the default stops at one mode
+        result = run_start_up(
+            log_density, self.x_current, budget, self.rng, self.prior_draws,
+            economical=self.start_up is True,
+        )  # fmt: skip
         if result is None:
             return 0
         initial_value = self.logp_current
@@ -431,8 +462,22 @@ class GradientFreeStep(ArrayStepShared):
             self.begin_from_gaussian(result.mean, result.covariance)
         self.mix_independence(result.anchors())
         self.start_up_status = result.status
-        self.start_up_warning = start_up_warning(self, result, initial_value)
+        variables = ", ".join(v.name for v in self.vars)
+        self.health.start_up_warning = start_up_warning(
+            result, initial_value, type(self).__name__, variables, budget
+        )
         return n_evals
+
+    def _start_up_applies(self) -> bool:
+        return (
+            self.iteration == 0
+            and bool(self.tune)
+            and self.warmup_length != 0
+            and self.start_up is not False
+            and self.takes_gaussian_start  # (the classic warm-up keeps the published algorithm)
+            and self.initial_history is None  # a pilot already gives the shape
+            and math.isfinite(self.logp_current)
+        )
 
     @property
     def takes_gaussian_start(self) -> bool:
@@ -461,112 +506,12 @@ class GradientFreeStep(ArrayStepShared):
             none, and then there are no independence moves.
         """
 
-    def _warning_stat(self) -> SamplerWarning | None:
-        """The ``warning`` stat: a start-up fallback's warning at once, then the chain's notices
-        (a too short warm-up, a divergence), the stuck-chain warning after warm-up (see
-        :mod:`pymc_kameleon.step_methods.notices`)."""
-        return warning_stat(self)
-
-    # ----------------------------------------------------------------------------------------
-    # the cached log-density of the current state
-    def _shared_changed(self) -> bool:
-        if not self.shared:
-            return False
-        if self.shared_snapshot is None:
-            return True
-        return any(
-            not np.array_equal(var.get_value(borrow=True), old)
-            for var, old in zip(self.shared.values(), self.shared_snapshot, strict=True)
-        )
-
-    def _on_new_current(self) -> None:
-        """Hook: the current state was replaced from outside (drop caches that depend on it)."""
-
-    def estimate_logp(self, x: np.ndarray) -> tuple[float, list | None]:
-        """Log-density at a new point, with fresh noise if the model has any (one evaluation).
-
-        Parameters
-        ----------
-        x : numpy.ndarray, shape (d,)
-            A point of the sampled space, of the step's dtype.
-
-        Returns
-        -------
-        value : float
-        noise : list or None
-            The noise the estimate was computed with (None for a deterministic model).
-        """
-        if self._noisy_logp is None:
-            return float(self._logp(x)), None
-        noise = self._noisy_logp.draw(x, self.rng)
-        return self._noisy_logp(x, noise), noise
-
-    def accept_state(self, x_new: np.ndarray, logp_new: float, noise_new: list | None) -> None:
-        """Make a proposal the current state, with the noise its estimate was computed with.
-
-        During warm-up, counts whether the accepted proposal changed the state at all (a step far
-        below the resolution of the values does not).
-
-        Parameters
-        ----------
-        x_new : numpy.ndarray, shape (d,)
-        logp_new : float
-            Its (estimated) log-density.
-        noise_new : list or None
-            The noise of that estimate, kept with the state (pseudo-marginal: never re-drawn).
-        """
-        if self.tune:
-            if np.array_equal(x_new, self.x_current):
-                self.n_accepted_unmoved += 1
-            else:
-                self.n_moved += 1
-        self.x_current, self.logp_current, self.noise_current = x_new, logp_new, noise_new
-
-    def _refresh_current(self, x0: np.ndarray) -> int:
-        """The name :class:`~pymc_kameleon.KMCStep` calls; see :meth:`refresh_current`."""
-        return self.refresh_current(x0)
-
-    def refresh_current(self, x0: np.ndarray) -> int:
-        """Sync the cached current state with the point PyMC hands over; count evaluations.
-
-        Called at the start of every iteration. A new point gets a fresh estimate. If only other
-        steps' variables changed, a pseudo-marginal estimate is recomputed with the *stored*
-        noise: re-drawing it would be Monte Carlo within Metropolis, which is biased (the
-        statistical tests build that wrong sampler by overriding this method).
-
-        Parameters
-        ----------
-        x0 : numpy.ndarray, shape (d,)
-            The raveled point of the step's variables.
-
-        Returns
-        -------
-        int
-            Log-density evaluations made (0 or 1).
-        """
-        same_point = self.x_current is not None and np.array_equal(x0, self.x_current)
-        if same_point and not self._shared_changed():
-            return 0
-        if same_point and self.noise_current is not None:
-            self.logp_current = self._noisy_logp(self.x_current, self.noise_current)
-        else:
-            self.x_current = np.array(x0, copy=True)
-            self.logp_current, self.noise_current = self.estimate_logp(self.x_current)
-        if self.shared:
-            self.shared_snapshot = [
-                np.array(v.get_value(borrow=True), copy=True) for v in self.shared.values()
-            ]
-        self._on_new_current()
-        return 1
-
     # ----------------------------------------------------------------------------------------
     # pseudo-marginal noise diagnostic
     @property
     def noise_sd(self) -> float:
         """Pooled standard deviation of ``log p_hat`` at the current state (NaN if unmeasured)."""
-        if self.noise_dof == 0:
-            return math.nan
-        return math.sqrt(self.noise_sum_squares / self.noise_dof)
+        return self.noise.noise_sd
 
     def _measure_noise(self) -> int:
         """Re-estimate the current state a few times (first iteration, then during warm-up).
@@ -574,55 +519,16 @@ class GradientFreeStep(ArrayStepShared):
         The fresh estimates only measure the noise; the chain keeps its stored estimate. Returns
         the number of log-density evaluations made.
         """
-        if self._noisy_logp is None or self.noise_check_interval == 0:
+        noisy = self.density.noisy
+        if noisy is None or self.noise_check_interval == 0:
             return 0
         due = self.iteration == 0 or (self.tune and self.iteration % self.noise_check_interval == 0)
         if not due:
             return 0
         x = self.x_current
-        values = np.array(
-            [
-                self._noisy_logp(x, self._noisy_logp.draw(x, self.rng))
-                for _ in range(NOISE_CHECK_REPEATS)
-            ]
-        )
-        finite = values[np.isfinite(values)]
-        if finite.size >= 2:
-            self.noise_sum_squares += float(np.sum((finite - finite.mean()) ** 2))
-            self.noise_dof += finite.size - 1
-        if math.isfinite(self.logp_current):
-            # acceptance probability of a move that stays put: the ceiling the noise imposes
-            self.null_accept_sum += float(
-                np.sum(
-                    np.exp(np.minimum(0.0, np.nan_to_num(values - self.logp_current, nan=-np.inf)))
-                )
-            )
-            self.null_accept_count += values.size
+        values = np.array([noisy(x, noisy.draw(x, self.rng)) for _ in range(NOISE_CHECK_REPEATS)])
+        self.noise.measure(values, self.logp_current)
         return NOISE_CHECK_REPEATS
-
-    def _acceptance_ceiling(self) -> float:
-        """The factor :meth:`_noisy_target` multiplies a target by (1 before any noise check)."""
-        if self.null_accept_count == 0:
-            return 1.0
-        ceiling = self.null_accept_sum / self.null_accept_count
-        return min(1.0, max(_MIN_NOISE_CEILING, ceiling))
-
-    def _noisy_target(self, target: float) -> float:
-        """Acceptance target for step-size or scale learning, lowered by the noise ceiling.
-
-        With a stochastic likelihood estimate even a proposal at the current point is accepted
-        only with probability ``E[min(1, p_hat' / p_hat)] < 1``. The acceptance of a move is
-        roughly that ceiling times the acceptance without noise, so the target is scaled by the
-        measured ceiling; otherwise a target above the ceiling would shrink the proposal without
-        end.
-        """
-        if self.null_accept_count == 0:
-            return target
-        ceiling = self.null_accept_sum / self.null_accept_count
-        return target * min(1.0, max(_MIN_NOISE_CEILING, ceiling))
-
-    def _noise_stats(self) -> dict[str, float]:
-        return {"noise_sd": self.noise_sd} if self.is_pseudo_marginal else {}
 
     # ----------------------------------------------------------------------------------------
     # PyMC integration
@@ -660,3 +566,14 @@ class GradientFreeStep(ArrayStepShared):
         if in_noisy_model(var):
             return Competence.IDEAL
         return Competence.COMPATIBLE
+
+
+def _own_arguments(cls: type) -> list[str]:
+    """The keyword arguments ``cls``'s constructors declare (for a misspelt name's hint)."""
+    names: list[str] = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        code = getattr(init, "__code__", None)
+        if code is not None:
+            names += code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount]
+    return names

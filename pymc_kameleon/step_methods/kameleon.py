@@ -33,7 +33,7 @@ from pymc_kameleon.step_methods.arguments import (
     check_target_accept,
     check_warmup,
 )
-from pymc_kameleon.step_methods.pooling import pooled_variant
+from pymc_kameleon.step_methods.options import document_options
 
 _GAMMA_HINT = "It is the standard deviation of the isotropic term of the proposal."
 #: the global move's probability with ``global_weight=None``: after a Gaussian start-up, and not
@@ -50,6 +50,7 @@ class KameleonState(AdaptiveMHState):
     capacity: int = field(metadata={"frozen": True})
 
 
+@document_options
 class KameleonStep(AdaptiveMHStep):
     r"""Kernel Adaptive Metropolis–Hastings (MCMC Kameleon; Sejdinovic et al., 2014).
 
@@ -145,52 +146,12 @@ class KameleonStep(AdaptiveMHStep):
         :math:`\gamma^2 I` in a long tail its history has not covered (on a heavy-tailed PK
         posterior 0.2 left chains stuck there: ESS 101 and R-hat 1.06 at one seed of four, where
         0.5 passed all four; 0.4 had not cost ESS on the bananas; BENCHMARKS.md, issue 46).
-    model, initial_point, compile_kwargs, blocked, rng
-        As for PyMC's own step methods. ``compile_kwargs`` (e.g. ``{"mode": "NUMBA"}``) is passed
-        to the log-density compilation.
-    noise_free_other_steps : bool, default False
-        Only for models with a stochastic likelihood estimate (see
-        :mod:`pymc_kameleon.pseudo_marginal`). Such a model must by default be sampled by this
-        step alone, because PyMC's other samplers would re-draw the noise at every evaluation;
-        set True only if every other step updates its variables without evaluating the noisy
-        terms (e.g. a hand-written conjugate Gibbs step).
-    noise_check_interval : int, default 100
-        Only for stochastic likelihood estimates: at the first iteration and then every this many
-        warm-up iterations, the current state is re-estimated 4 extra times (counted in
-        ``logp_evals``; the chain keeps its stored estimate) to measure the ``noise_sd`` stat.
-        0 turns the checks off.
-    pool_warmup : bool, default False
-        Pool the warm-up across chains: ``pm.sample`` then runs the chains in lock-step (PyMC's
-        population sampling, also with ``cores > 1``) and, before each warm-up iteration, each chain
-        learns from the other chains' current states as well as its own (the kernel's history and,
-        with ``warmup="whitened"``, the covariance windows); their starts are spread over the
-        posterior, so the learned coordinates and history cover more of it. After warm-up nothing is
-        shared and every chain is an exact chain of its own frozen kernel. Works with any number of
-        chains (with one there is nothing to pool); with ``cores=1`` the step object passed holds
-        the last chain's learned state afterwards. See :doc:`/concepts/warmup`.
-    start_up : bool or int, default True
-        With ``warmup="whitened"``, each chain first climbs from its initial point to a mode (Newton
-        steps on finite differences, no gradients; a stochastic likelihood estimate with its noise
-        held fixed) and takes the curvature there. Where that Gaussian fits the posterior (checked
-        at 3 sds along each principal axis), the chain starts at an overdispersed draw of it and the
-        warm-up's first whitening map is its covariance; elsewhere (a banana's or a funnel's mode, a
-        saddle, a climb that did not finish) the chain starts at its initial point with the ordinary
-        warm-up, and the ``start_up`` stat names the reason (a warning for the reasons a user can
-        act on). True spends at most half of ``tune`` evaluations (all counted in ``logp_evals``);
-        an int is the budget; False turns it off. Skipped with ``initial_history`` and ``tune=0``.
+    <shared options>
+    <independence moves>
+        ``"always"`` keeps them after warm-up with the share and the t's fixed there (an exact
+        kernel; on GP classification on Glass it takes the median min ESS from 27 to 139);
+        ``"warmup"`` stops them with warm-up; ``"off"`` never uses them.
         See :doc:`/concepts/warmup`.
-    independence : {"always", "warmup", "off"}, default "always"
-        Independence moves (a Student t with 4 degrees of freedom, proposing regardless of the
-        current state), when the start-up found a mode with a positive definite curvature (Gaussian
-        or not): during warm-up a share of the moves are drawn from an equal mixture of the t at
-        that mode with its curvature's covariance and the t of the latest covariance window; the
-        share follows their acceptance rate (at most 0.5, at least 0.02). On a posterior that is
-        roughly elliptical, each accepted one is a nearly independent draw (a fifth to a half of
-        them are accepted on GP classification on Glass), which gives warm-up a history that
-        covers the posterior. ``"always"`` keeps them after warm-up
-        with the share and the t's fixed there (an exact kernel; on GP classification on Glass it
-        takes the median min ESS from 27 to 139); ``"warmup"`` stops them with warm-up;
-        ``"off"`` never uses them. See :doc:`/concepts/warmup`.
     initial_history : array_like of shape (n, d), optional
         States of the sampled space (the step's variables raveled in order, on the transformed
         scale, as ``model.initial_point()`` lists them), e.g. exact draws from the target or the
@@ -243,14 +204,7 @@ class KameleonStep(AdaptiveMHStep):
     of :math:`\log \hat p` at the current state, pooled over the checks so far (pseudo-marginal
     chains stick when it is well above 1-2).
 
-    ``warning`` is None except where it holds a :class:`~pymc.stats.convergence.SamplerWarning`,
-    which PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
-    ``pm.sample(keep_warning_stat=True)``: near a chain's first iteration when its warm-up is
-    too short to learn the proposal (``tune=0``, or below the minimum the message names),
-    and at the first iteration after warm-up of a chain that never moved during warm-up (or
-    ended it with a non-finite log-density), naming the counts and the likely cause. A model
-    without a stochastic likelihood whose log-density is not finite at the starting point
-    raises :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+    <warning stat>
 
     References
     ----------
@@ -285,17 +239,9 @@ class KameleonStep(AdaptiveMHStep):
         learn_scale: bool = True,
         warmup: str = "whitened",
         global_weight: float | None = None,
-        model=None,
-        initial_point=None,
-        compile_kwargs: dict | None = None,
-        blocked: bool = True,
-        rng=None,
-        noise_free_other_steps: bool = False,
-        noise_check_interval: int = 100,
-        pool_warmup: bool = False,
         initial_history: Any = None,
-        start_up: bool | int = True,
         independence: str = "always",
+        **options: Any,
     ) -> None:
         self.n_history = check_int("n_history", n_history, minimum=2)
         self.gamma = check_positive("gamma", gamma, hint=_GAMMA_HINT)
@@ -312,12 +258,8 @@ class KameleonStep(AdaptiveMHStep):
         self.initial_history: np.ndarray | None = None
         build = partial(self._build_proposal, initial_history, base_kernel, median_bandwidth, nu2)
         super().__init__(
-            vars, proposal=build, adaptation=adaptation, model=model,
-            initial_point=initial_point, compile_kwargs=compile_kwargs, blocked=blocked, rng=rng,
-            noise_free_other_steps=noise_free_other_steps,
-            noise_check_interval=noise_check_interval, pool_warmup=pool_warmup,
-            start_up=start_up, independence=independence,
-        )  # fmt: skip
+            vars, proposal=build, adaptation=adaptation, independence=independence, **options
+        )
 
     def _build_proposal(
         self, initial_history: Any, kernel: Kernel, median_bandwidth: bool, nu2, dim: int
@@ -420,9 +362,6 @@ class KameleonStep(AdaptiveMHStep):
         numpy.ndarray, shape (d, d)
         """
         return self.proposal.covariance(x)
-
-
-pooled_variant(KameleonStep)  # the pool_warmup=True class, made at import: it pickles by name
 
 
 def _check_fraction(discard_fraction: float) -> float:

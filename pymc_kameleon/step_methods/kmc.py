@@ -1,70 +1,50 @@
 """KMCStep: gradient-free Kernel Hamiltonian Monte Carlo (Strathmann et al., 2015) for PyMC.
 
-The step is PyMC glue around the NumPy core: the Hamiltonian primitives of
-:mod:`pymc_kameleon.core.hamiltonian`, the surrogates of :mod:`pymc_kameleon.core.surrogates`
-and their :class:`~pymc_kameleon.core.surrogates.learner.SurrogateLearner`. It keeps the
-argument parsing, the two moves (a trajectory on the surrogate; during warm-up an adaptive
-random walk) and the sampler stats.
+A builder on the shared Metropolis–Hastings step
+(:class:`~pymc_kameleon.step_methods.adaptive_mh.AdaptiveMHStep`): it parses the arguments and
+builds the chain's moves, :class:`~pymc_kameleon.core.proposals.kmc_moves.KMCMoves`
+(trajectories on the surrogate of :mod:`pymc_kameleon.core.surrogates`, and the exploration
+moves that feed it), and names its stats.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
-from dataclasses import field
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 
-from pymc_kameleon._compat import EMIT_TUNE_STAT, RaveledVars, SamplerWarning, dataclass_state
+from pymc_kameleon._compat import EMIT_TUNE_STAT, SamplerWarning, dataclass_state
 from pymc_kameleon.core.adaptation import ScaleAdapter
 from pymc_kameleon.core.checks import check_choice
-from pymc_kameleon.core.hamiltonian import LeapfrogResult, UniformTrajectoryLength, log_accept_ratio
-from pymc_kameleon.core.mh import mh_decide
-from pymc_kameleon.core.proposals import (
-    AdaptiveCovarianceProposal,
-    AffineMap,
-    IsotropicRandomWalk,
-    Proposal,
-    Transition,
-    WhitenedProposal,
+from pymc_kameleon.core.hamiltonian import UniformTrajectoryLength
+from pymc_kameleon.core.proposals import AffineMap, Proposal
+from pymc_kameleon.core.proposals.kmc_moves import (
+    COORDINATES,
+    SURROGATE_STATS,
+    KMCMoves,
+    KMCSettings,
 )
-from pymc_kameleon.core.start_up import START_UP_STATUSES
+from pymc_kameleon.core.proposals.trajectory import TRAJECTORY_STATS
 from pymc_kameleon.core.surrogates.coordinates import LearnerCoordinates
 from pymc_kameleon.core.surrogates.learner import LearnerSettings, SurrogateLearner
-from pymc_kameleon.step_methods import local_coordinates as local
+from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHState, AdaptiveMHStep
 from pymc_kameleon.step_methods.arguments import (
+    caller_stacklevel,
     check_independence,
+    check_initial_history,
     check_target_accept,
     check_warmup,
     parse_explore_shares,
 )
-from pymc_kameleon.step_methods.base import (
-    GradientFreeState,
-    GradientFreeStep,
-    check_initial_history,
-)
-from pymc_kameleon.step_methods.kmc_basis import warn_basis_size
-from pymc_kameleon.step_methods.kmc_metropolis import (
-    follow_kept_states,
-    metropolis_move,
-    move_after_warmup,
-)
-from pymc_kameleon.step_methods.notices import note_divergence
-from pymc_kameleon.step_methods.pooling import pooled_variant
+from pymc_kameleon.step_methods.kmc_basis import basis_size_warning
+from pymc_kameleon.step_methods.notices import WarmupPlan, divergence_message
+from pymc_kameleon.step_methods.options import document_options
 from pymc_kameleon.step_methods.progress import ProgressField
-from pymc_kameleon.step_methods.start_up import ASSUMED_WARMUP_LENGTH
 
 __all__ = ["KMCState", "KMCStep"]
 
-#: PyMC's HMC threshold: an energy error above this marks a divergent trajectory
-MAX_ENERGY_ERROR = 1000.0
-#: what a divergent trajectory counts as in the step-size tuning (a rejection counts 0)
-DIVERGENT_ACCEPT_STAT = -10.0
-#: before the first fit the proposal is a random walk, tuned like one
-RANDOM_WALK_TARGET = 0.234
-#: ridge of the random walk's covariance, relative to its mean variance
-RANDOM_WALK_RIDGE = 1e-6
 #: fewest states of ``initial_history`` for a fit with a fixed length scale / with CV
 MIN_INITIAL_HISTORY = 2
 MIN_INITIAL_HISTORY_CV = 4
@@ -74,23 +54,15 @@ PROGRESS_FIELDS = (
     ProgressField("accept_rate", "Accept Rate", "accept", "0.2f"),
     ProgressField("step_size", "Step size", "step_size", "0.3g"),
 )
-#: the stats ``warmup="whitened"`` adds
-WHITENED_WARMUP_STATS = {"warmup_stage": (np.int64, []), "n_windows": (np.int64, [])}
 
 
 @dataclass_state
-class KMCState(GradientFreeState):
-    """Per-chain state of :class:`KMCStep`."""
-
-    learner: SurrogateLearner
-    step_scale: ScaleAdapter
-    n_divergent: int
-    explore: Proposal
-    coordinates: LearnerCoordinates
-    learner_settings: LearnerSettings = field(metadata={"frozen": True})
+class KMCState(AdaptiveMHState):
+    """Per-chain state of :class:`KMCStep`: the common state and its moves (``proposal``)."""
 
 
-class KMCStep(GradientFreeStep):
+@document_options
+class KMCStep(AdaptiveMHStep):
     r"""Kernel Hamiltonian Monte Carlo: HMC on a surrogate gradient learned from the chain.
 
     KMC (Strathmann, Sejdinovic, Livingstone, Szabo, Gretton, NeurIPS 2015) fits a kernel
@@ -265,49 +237,9 @@ class KMCStep(GradientFreeStep):
         them (a constant one is the mark of a stuck pilot chain); fewer than 10 % distinct rows
         give a warning. The chain is exact whatever these states are; they only shape the
         proposal.
-    model, initial_point, compile_kwargs, blocked, rng
-        As for PyMC's own step methods.
-    noise_free_other_steps : bool, default False
-        Only for models with a stochastic likelihood estimate (see
-        :mod:`pymc_kameleon.pseudo_marginal`). Such a model must by default be sampled by this
-        step alone, because PyMC's other samplers would re-draw the noise at every evaluation;
-        set True only if every other step updates its variables without evaluating the noisy
-        terms (e.g. a hand-written conjugate Gibbs step).
-    noise_check_interval : int, default 100
-        Only for stochastic likelihood estimates: at the first iteration and then every this many
-        warm-up iterations, the current state is re-estimated 4 extra times (counted in
-        ``logp_evals``; the chain keeps its stored estimate) to measure the ``noise_sd`` stat.
-        0 turns the checks off.
-    pool_warmup : bool, default False
-        Pool the warm-up across chains: ``pm.sample`` then runs the chains in lock-step (PyMC's
-        population sampling, also with ``cores > 1``) and, before each warm-up iteration, each chain
-        learns from the other chains' current states as well as its own (the surrogate's history,
-        the exploration moves' covariance and, with ``warmup="whitened"``, the covariance windows);
-        their starts are spread over the posterior, so the learned coordinates and history cover
-        more of it. After warm-up nothing is shared and every chain is an exact chain of its own
-        frozen kernel. Works with any number of chains (with one there is nothing to pool); with
-        ``cores=1`` the step object passed holds the last chain's learned state afterwards. See
-        :doc:`/concepts/warmup`.
-    start_up : bool or int, default True
-        With ``warmup="whitened"``, each chain first climbs from its initial point to a mode (Newton
-        steps on finite differences, no gradients; a stochastic likelihood estimate with its noise
-        held fixed) and takes the curvature there. Where that Gaussian fits the posterior (checked
-        at 3 sds along each principal axis), the chain starts at an overdispersed draw of it and the
-        warm-up's first whitening map is its covariance; elsewhere (a banana's or a funnel's mode, a
-        saddle, a climb that did not finish) the chain starts at its initial point with the ordinary
-        warm-up, and the ``start_up`` stat names the reason (a warning for the reasons a user can
-        act on). True spends at most half of ``tune`` evaluations (all counted in ``logp_evals``);
-        an int is the budget; False turns it off. Skipped with ``initial_history`` and ``tune=0``.
-        See :doc:`/concepts/warmup`.
-    independence : {"always", "warmup", "off"}, default "always"
-        Independence moves (a Student t with 4 degrees of freedom, proposing regardless of the
-        current state), when the start-up found a mode with a positive definite curvature (Gaussian
-        or not): during warm-up a share of the moves are drawn from an equal mixture of the t at
-        that mode with its curvature's covariance and the t of the latest covariance window; the
-        share follows their acceptance rate (at most 0.5, at least 0.02). On a posterior that is
-        roughly elliptical, each accepted one is a nearly independent draw (a fifth to a half of
-        them are accepted on GP classification on Glass), which gives warm-up a history that
-        covers the posterior. ``"always"`` (the default) keeps them after warm-up with the share
+    <shared options>
+    <independence moves>
+        ``"always"`` (the default) keeps them after warm-up with the share
         fixed there, alongside the trajectories (GP classification on Glass, median of three
         seeds: min ESS 346 with them kept, 214 in warm-up only; BENCHMARKS.md); ``"warmup"``
         uses them in warm-up only; ``"off"`` never.
@@ -352,16 +284,7 @@ class KMCStep(GradientFreeStep):
     well above 1-2). The Metropolis test uses the stored estimate of the current state and a
     fresh one at the end point, so the chain stays exact.
 
-    ``warning`` is None except where it holds a :class:`~pymc.stats.convergence.SamplerWarning`,
-    which PyMC logs (with any ``cores``) and leaves out of the InferenceData unless
-    ``pm.sample(keep_warning_stat=True)``: near a chain's first iteration when its warm-up is
-    too short to learn the proposal (``tune=0``, or below the minimum the message names),
-    at a chain's first trajectory that diverges after warm-up (naming
-    ``KMCStep(target_accept=...)``, which PyMC's "Increase `target_accept`" means here),
-    and at the first iteration after warm-up of a chain that never moved during warm-up (or
-    ended it with a non-finite log-density), naming the counts and the likely cause. A model
-    without a stochastic likelihood whose log-density is not finite at the starting point
-    raises :class:`~pymc.exceptions.SamplingError` at the first iteration instead.
+    <warning stat>
 
     Names: ``lengthscale`` is the kernel length scale :math:`\ell` everywhere (the argument, the
     stat, ``step.lengthscale``); the argument ``regularisation`` is the ridge :math:`\lambda`,
@@ -392,18 +315,11 @@ class KMCStep(GradientFreeStep):
     stats_dtypes_shapes: ClassVar[dict[str, tuple[Any, list]]] = {
         "accept": (np.float64, []),
         "accepted": (np.float64, []),
-        "step_size": (np.float64, []),
-        "n_steps": (np.int64, []),
-        "energy": (np.float64, []),
-        "energy_error": (np.float64, []),
-        "diverging": (bool, []),
+        **TRAJECTORY_STATS,
         "model_logp": (np.float64, []),
         "logp_evals": (np.int64, []),
         "start_up": (np.int64, []),
-        "surrogate_grad_evals": (np.int64, []),
-        "lengthscale": (np.float64, []),
-        "n_basis": (np.int64, []),
-        "surrogate_scale": (np.float64, []),
+        **SURROGATE_STATS,
         "warning": (SamplerWarning, None),
         **({"tune": (bool, [])} if EMIT_TUNE_STAT else {}),
     }
@@ -435,19 +351,11 @@ class KMCStep(GradientFreeStep):
         explore_after_warmup: float | None = None,
         history_capacity: int | None = None,
         initial_history: np.ndarray | None = None,
-        model=None,
-        initial_point=None,
-        compile_kwargs: dict | None = None,
-        blocked: bool = True,
-        rng=None,
-        noise_free_other_steps: bool = False,
-        noise_check_interval: int = 100,
-        pool_warmup: bool = False,
-        start_up: bool | int = True,
         independence: str = "always",
         coordinates: str = "global",
+        **options: Any,
     ) -> None:
-        self.coordinates_choice = check_choice("coordinates", coordinates, tuple(local.COORDINATES))
+        self.coordinates_choice = check_choice("coordinates", coordinates, tuple(COORDINATES))
         self.learner_settings = LearnerSettings.from_arguments(
             estimator, n_history, n_features, lengthscale, regularisation, mass,
             adapt_start, refit_growth, history_capacity,
@@ -455,38 +363,70 @@ class KMCStep(GradientFreeStep):
         lengths = self.trajectory_length = UniformTrajectoryLength(n_steps_range, step_size_range)
         self.step_size_range, self.n_steps_range = lengths.step_size_range, lengths.n_steps_range
         self.target_accept = check_target_accept(target_accept, "0.6-0.8 suits Hamiltonian moves.")
-        self.warmup, self.independence = check_warmup(warmup), check_independence(independence)
+        self.warmup = check_warmup(warmup)
+        check_independence(independence)
+        shares = (warmup_explore, explore_after_warmup)
+        build = lambda dim: self._build_moves(initial_history, shares, dim)  # noqa: E731
         super().__init__(
-            vars, adaptation=adaptation, model=model, initial_point=initial_point, rng=rng,
-            compile_kwargs=compile_kwargs, blocked=blocked, start_up=start_up,
-            noise_free_other_steps=noise_free_other_steps, pool_warmup=pool_warmup,
-            noise_check_interval=noise_check_interval,
-        )  # fmt: skip
-        self._set_initial_history(initial_history, warmup_explore, explore_after_warmup)
-        self._add_stats(WHITENED_WARMUP_STATS if self.warmup == "whitened" else {})
+            vars, proposal=build, adaptation=adaptation, independence=independence, **options
+        )
 
-    def _set_initial_history(self, initial_history: Any, *explore_shares: Any) -> None:
-        """Validate ``initial_history`` (now that the dimension is known) and enter it; set the
-        exploration shares (``warmup_explore``, ``explore_after_warmup``), whose defaults
-        depend on it and on the adaptation."""
+    def _build_moves(self, initial_history: Any, shares: tuple, dim: int) -> KMCMoves:
+        """The chain's moves, once the dimension is known: ``initial_history`` validated and
+        the exploration shares (``warmup_explore``, ``explore_after_warmup``), whose defaults
+        depend on it and on the adaptation, set."""
         self.warmup_explore, self.explore_after_warmup = parse_explore_shares(
-            *explore_shares, self.schedule.adapts_after_tuning, initial_history
+            *shares, self.schedule.adapts_after_tuning, initial_history
         )
-        if initial_history is None:
-            return
-        settings = self.learner_settings
-        cv = settings.lengthscale is None
-        minimum = MIN_INITIAL_HISTORY_CV if cv else MIN_INITIAL_HISTORY
-        reason = "the length-scale cross-validation needs" if cv else "the fit needs"
-        self.initial_history = check_initial_history(
-            initial_history, self.dim, minimum, type(self).__name__, reason
+        if initial_history is not None:
+            settings = self.learner_settings
+            cv = settings.lengthscale is None
+            minimum = MIN_INITIAL_HISTORY_CV if cv else MIN_INITIAL_HISTORY
+            reason = "the length-scale cross-validation needs" if cv else "the fit needs"
+            self.initial_history = check_initial_history(
+                initial_history, dim, minimum, type(self).__name__, reason
+            )
+            capacity = max(settings.capacity, self.initial_history.shape[0])
+            self.learner_settings = dataclasses.replace(settings, capacity=capacity)
+        local = (
+            self.coordinates_choice == "local"
+            and self.warmup == "whitened"
+            and not self.is_pseudo_marginal  # a noisy estimate has no usable differences
         )
-        capacity = max(settings.capacity, self.initial_history.shape[0])
-        self.learner_settings = dataclasses.replace(settings, capacity=capacity)
-        self._reset_chain_state()
+        settings = KMCSettings(
+            self.learner_settings, self.trajectory_length, self.target_accept, self.warmup,
+            self.schedule, self.warmup_explore, self.explore_after_warmup, local,
+            self.initial_history,
+        )  # fmt: skip
+        return KMCMoves(dim, settings)
 
     # ----------------------------------------------------------------------------------------
     # what a run step exposes
+    @property
+    def learner(self) -> SurrogateLearner:
+        """What the chain's surrogate learned (history, fits, metric, surrogate scale)."""
+        return self.proposal.learner
+
+    @property
+    def explore(self) -> Proposal:
+        """The exploration moves (the whitened warm-up's, or the classic random walk)."""
+        return self.proposal.explore
+
+    @property
+    def coordinates(self) -> LearnerCoordinates:
+        """The map between the chain's states and the surrogate's coordinates."""
+        return self.proposal.coordinates
+
+    @property
+    def step_scale(self) -> ScaleAdapter:
+        """The learned factor on both ends of ``step_size_range``."""
+        return self.proposal.step_scale
+
+    @property
+    def n_divergent(self) -> int:
+        """Divergent trajectories of the current chain."""
+        return self.proposal.n_divergent
+
     @property
     def surrogate(self) -> Any:
         """The fitted surrogate of the current chain (None before the first fit)."""
@@ -549,278 +489,45 @@ class KMCStep(GradientFreeStep):
         return self.coordinates.gradient_to_states(self.learner.gradient(z))
 
     # ----------------------------------------------------------------------------------------
-    # chain life cycle
-    def _reset_chain_state(self) -> None:
-        self._reset_common_state()
-        self.learner = SurrogateLearner(self.learner_settings, self.dim)
-        # log of the factor on both ends of step_size_range, toward target_accept
-        self.step_scale = ScaleAdapter()
-        self.n_divergent = 0
-        self.coordinates = LearnerCoordinates()
-        if self.warmup == "whitened":
-            self._reset_whitened()
-            return
-        # Haario's adaptive random walk; its covariance once the chain moved dim + 1 times
-        self.explore = AdaptiveCovarianceProposal(
-            self.dim, min_states=self.dim + 2, relative_ridge=RANDOM_WALK_RIDGE
-        )
-        if self.initial_history is not None:
-            # recorded at iterations -n..-1 and counted as learned; fitted at the first iteration
-            self.learner.enter_initial_history(self.initial_history, self.rng)
-            for x in self.initial_history:
-                self.explore.record(x)
-
-    def _reset_whitened(self) -> None:
-        """The unit-free warm-up: the exploration moves carry the whitening (see ``warmup``)."""
-        pilot = self.initial_history
-        self.explore = WhitenedProposal(
-            IsotropicRandomWalk(self.dim),
-            initial_states=pilot,
-            learn_map=pilot is None,  # a pilot's coordinates are kept: no exploration moves
-        )
-        length = self.warmup_length
-        self.explore.plan_warmup(ASSUMED_WARMUP_LENGTH if length is None else length)
-        self.coordinates = LearnerCoordinates(self.explore.affine)
-        self.local_scores = local.new_local_scores(self)
-        if pilot is not None:
-            self.learner.enter_initial_history(self.coordinates.to_kernel(pilot), self.rng)
-
+    # the shared iteration's hooks
     @property
-    def takes_gaussian_start(self) -> bool:
-        """Whether the warm-up can begin from a Gaussian's shape (the whitened one can)."""
-        return self.warmup == "whitened"
+    def warmup_plan(self) -> WarmupPlan:
+        """What KMC's warm-up must fit in: its surrogate's first fit, ``adapt_start`` states."""
+        return WarmupPlan(
+            type(self).__name__, self.dim, self.warmup, int(self.learner_settings.adapt_start),
+            surrogate=True, initial_history=self.initial_history is not None,
+        )  # fmt: skip
 
-    def begin_from_gaussian(self, mean: np.ndarray, covariance: np.ndarray) -> None:
-        """The exploration moves, the mass and the surrogate's coordinates begin whitened.
-
-        Parameters
-        ----------
-        mean : numpy.ndarray, shape (d,)
-        covariance : numpy.ndarray, shape (d, d)
-        """
-        self.explore.start_from(mean, covariance)
-        self.coordinates.follow(local.kernel_affine(self), self.learner)
-
-    def mix_independence(self, anchors: list[tuple[np.ndarray, np.ndarray, float]]) -> None:
-        """The whitened warm-up's exploration moves mix in independence moves about the modes.
-
-        Parameters
-        ----------
-        anchors : list of (mode, covariance, weight)
-        """
-        if anchors and self.warmup == "whitened" and self.independence != "off":
-            self.explore.mix_independence(anchors)
-
-    def stop_tuning(self) -> None:
-        """End warm-up: fix the step-size scale at its weighted warm-up average; freeze."""
-        if self.tune:
-            self.step_scale.settle()
-            if self.warmup == "whitened":
-                self.explore.end_warmup()
-        super().stop_tuning()
-
-    # ----------------------------------------------------------------------------------------
-    # one iteration
-    def astep(self, q0: RaveledVars) -> tuple[RaveledVars, list[dict[str, Any]]]:
-        """One leapfrog trajectory on the surrogate, accepted with the true target.
-
-        During warm-up some iterations are adaptive random-walk moves instead (see
-        ``warmup_explore``), after it independence moves and moves of the frozen random walk
-        (``independence``, ``explore_after_warmup``); they report ``n_steps = 0``.
-
-        Parameters
-        ----------
-        q0 : RaveledVars
-            The current state, raveled.
+    def divergence_notice(self) -> str:
+        """The notice of a chain's first trajectory that diverged after warm-up.
 
         Returns
         -------
-        tuple of (RaveledVars, list of dict)
-            The new state and the sampler statistics of the iteration.
+        str
+            Naming ``KMCStep(target_accept=...)``.
         """
-        logp_evals = self._refresh_current(q0.data)
-        self.extra_evals = local.score_pilot(self) if self.iteration == 0 else 0
-        if self.iteration == 0:
-            warn_basis_size(self)
-        if self.iteration == 0 and self.surrogate is None and self.initial_history is not None:
-            # fitted on initial_history with hyperparameters chosen as in warm-up, even tune=0
-            if self.learner.refit(self.rng, learn=True):
-                self.step_scale.reset()
-        self._check_start(q0)
-        logp_evals += self._measure_noise()
-        logp_evals += self._start_up()
-        explore = self.tune and (
-            self.surrogate is None  # (never fitted during a whitened warm-up's start)
-            or (self.warmup_explore > 0.0 and self.rng.random() < self.warmup_explore)
-        )
-        fixed = None if self.tune else move_after_warmup(self)  # (None: a trajectory)
-        if fixed is not None or explore:
-            explore = True  # (not a trajectory: the step size does not learn from it)
-            accept_prob, moved_stats = metropolis_move(self, fixed or self.explore)
-        else:
-            accept_prob, moved_stats = self._hamiltonian_move(self.x_current)
-        if self._adapting():
-            self._adapt(DIVERGENT_ACCEPT_STAT if moved_stats["diverging"] else accept_prob, explore)
-        self.iteration += 1
-        stats = {
-            "accept": accept_prob,
-            **moved_stats,
-            "model_logp": self.logp_current,
-            "logp_evals": logp_evals + self.extra_evals + moved_stats.pop("logp_evals"),
-            "start_up": START_UP_STATUSES[self.start_up_status],
-            "lengthscale": float(self.learner.lengthscale),
-            "n_basis": self.learner.n_basis,
-            "surrogate_scale": self.learner.surrogate_scale,
-            "warning": self._warning_stat(),
-            **self._noise_stats(),
-        }
-        if self.warmup == "whitened":
-            warmup = self.explore.stats()
-            stats.update(warmup_stage=warmup["warmup_stage"], n_windows=warmup["n_windows"])
-        if EMIT_TUNE_STAT:
-            stats["tune"] = bool(self.tune)
-        return RaveledVars(self.x_current, q0.point_map_info), [stats]
+        return divergence_message(type(self).__name__, self.target_accept)
 
-    def _hamiltonian_move(self, x: np.ndarray) -> tuple[float, dict[str, Any]]:
-        """Leapfrog on the surrogate; Metropolis test with the true Hamiltonian."""
-        n_steps, step_size = self.trajectory_length.draw(self.rng, self.step_scale.current)
-        metric = self.learner.metric
-        p0 = metric.draw_momentum(self.rng, self.dim)
-        z = self.coordinates.to_kernel(x)
-        trajectory = self.learner.trajectory(z, p0, step_size, n_steps)
-        logp_new, noise_new, logp_evals = -math.inf, None, 0
-        x_new = self.coordinates.to_states(trajectory.q)
-        if trajectory.finite:
-            # keep the model's dtype (float32 under floatX=float32): the compiled logp trusts it
-            x_new = x_new.astype(x.dtype, copy=False)
-            logp_new, noise_new = self.estimate_logp(x_new)
-            logp_evals = 1
-        kinetic_start = metric.kinetic_energy(p0)
-        log_accept = self.log_accept_ratio(x, trajectory, logp_new, kinetic_start)
-        energy_start = -self.logp_current + kinetic_start
-        energy_error = -log_accept if not math.isnan(log_accept) else math.inf
-        diverging = not (
-            trajectory.finite and math.isfinite(logp_new) and energy_error < MAX_ENERGY_ERROR
-        )
-        decision = mh_decide(log_accept if not diverging else -math.inf, self.rng)
-        if self.tune and not diverging and self.surrogate is not None:
-            self.learner.calibrate(z, trajectory.q, logp_new - self.logp_current)
-        energy = energy_start
-        if decision.accepted:
-            self.accept_state(x_new, logp_new, noise_new)
-            energy = energy_start + energy_error
-        if diverging:
-            self.n_divergent += 1
-            self.n_invalid += int(not math.isfinite(logp_new))
-            if not self.tune:  # PyMC counts these: say which target_accept it means
-                note_divergence(self)
-        return decision.accept_prob, {
-            "accepted": float(decision.accepted),
-            "step_size": step_size,
-            "n_steps": n_steps,
-            "energy": energy,
-            "energy_error": energy_error,
-            "diverging": diverging,
-            "logp_evals": logp_evals,
-            "surrogate_grad_evals": trajectory.n_grad_evals,
-        }
+    def basis_size_message(self) -> str | None:
+        """The warning of an ``n_history`` this chain cannot use or pay for, or None.
 
-    def log_accept_ratio(
-        self, x: np.ndarray, trajectory: LeapfrogResult, logp_new: float, kinetic_start: float
-    ) -> float:
-        """Log Metropolis ratio of a trajectory from ``x``: ``H(start) - H(end)``, true target.
-
-        ``H(q, p) = -log pi(q) + 1/2 p^T M^{-1} p`` with the model's log-densities at the two
-        end points; the leapfrog map is volume-preserving and reversible for any gradient field,
-        so this keeps the chain exact however poor the surrogate. (The test suite's negative
-        control overrides it to accept with the surrogate's energy instead, which is wrong.)
-
-        Parameters
-        ----------
-        x : numpy.ndarray, shape (d,)
-            The start of the trajectory (the current state).
-        trajectory : LeapfrogResult
-            The end point, momentum and finiteness of the trajectory.
-        logp_new : float
-            The model's log-density at the end point (``-inf`` if it was not evaluated).
-        kinetic_start : float
-            The kinetic energy of the initial momentum.
+        Given at a chain's first iteration (see :mod:`~pymc_kameleon.step_methods.kmc_basis`).
 
         Returns
         -------
-        float
-            ``-inf`` for an invalid end point; ``+inf`` for a valid one from an invalid start.
+        str or None
         """
-        return log_accept_ratio(
-            logp_new,
-            self.logp_current,
-            trajectory.p,
-            kinetic_start,
-            self.learner.metric,
-            finite=trajectory.finite,
-        )
+        n_chains = len(getattr(self, "population", None) or [None])  # (all, when pooled)
+        n_initial = 0 if self.initial_history is None else self.initial_history.shape[0]
+        return basis_size_warning(
+            self.learner_settings, self.warmup_length, n_chains, n_initial,
+            self.schedule.adapts_after_tuning,
+        )  # fmt: skip
 
-    # ----------------------------------------------------------------------------------------
-    # adaptation
-    def _adapt(self, accept_prob: float, explored: bool) -> None:
-        if not self.tune:
-            self._adapt_after_warmup()
-            return
-        if self.warmup == "whitened":
-            self._adapt_whitened(accept_prob, explored)
-            return
-        if explored:
-            self.explore.scale.update(accept_prob, self._noisy_target(RANDOM_WALK_TARGET))
-        else:
-            self.step_scale.update(accept_prob, self._noisy_target(self.target_accept))
-        t = self.iteration
-        p = self.schedule.probability(t, True)
-        if p <= 0.0 or (p < 1.0 and self.rng.random() >= p):
-            return
-        x = self.x_current
-        self.explore.record(x)
-        if self.learner.learn(x, t, self.rng, tuning=True):
-            self.step_scale.reset()  # the proposal mechanism changed: learn the step afresh
-
-    def _adapt_after_warmup(self) -> None:
-        # the step size stays at its warm-up value: a surrogate refitted on more of the same
-        # posterior needs no new step, and relearning it after each refit cost half the ESS
-        t = self.iteration
-        p = self.schedule.probability(t, False)
-        adapt = p >= 1.0 or (p > 0.0 and self.rng.random() < p)
-        self.learner.keep(self.coordinates.to_kernel(self.x_current), t, self.rng, adapt)
-        follow_kept_states(self, adapt)
-
-    def _adapt_whitened(self, accept_prob: float, explored: bool) -> None:
-        x, t = self.x_current, self.iteration
-        if not explored:
-            self.step_scale.update(accept_prob, self._noisy_target(self.target_accept))
-        transition = Transition(
-            x, accept_prob if explored else None, t, True, self._acceptance_ceiling()
-        )
-        self.explore.learn(transition, self.rng)
-        self.extra_evals += local.record_local_score(self)
-        self.coordinates.follow(local.kernel_affine(self), self.learner)
-        p = self.schedule.probability(t, True)
-        if p <= 0.0 or (p < 1.0 and self.rng.random() >= p):
-            return
-        if self.explore.stage == "start":  # the stuck start is not learned
-            return
-        if self.learner.learn(self.coordinates.to_kernel(x), t, self.rng, tuning=True):
-            self.step_scale.reset()
-
-    def _observe_others(self, states: np.ndarray) -> None:
-        t = self.iteration
-        self.explore.observe(states, t, self.rng)
-        if self.warmup == "whitened" and self.explore.stage == "start":
-            return  # each chain learns from its own moves until its map exists
-        for x in states:
-            if self.learner.learn(self.coordinates.to_kernel(x), t, self.rng, tuning=True):
-                self.step_scale.reset()
-
-
-pooled_variant(KMCStep)  # the pool_warmup=True class, made at import: it pickles by name
-
-
-# --------------------------------------------------------------------------------------------
-# argument parsing
+    def _first_iteration(self) -> None:
+        """Warn about an ``n_history`` the run cannot use; pilot scores and first fit."""
+        message = self.basis_size_message()
+        if message is not None:
+            warnings.warn(message, UserWarning, stacklevel=caller_stacklevel())
+        evaluate = None if self.is_pseudo_marginal else self.density.counted
+        self.proposal.first_iteration(evaluate, self.rng)

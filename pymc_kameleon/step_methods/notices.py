@@ -1,21 +1,13 @@
-"""What a step tells the user through its ``warning`` sampler stat, and when.
+"""The notices a chain gives once: a warm-up too short to learn, a divergence after it.
 
-PyMC logs every :class:`~pymc.stats.convergence.SamplerWarning` it finds in a step's ``warning``
-stat as the chain passes that iteration (on the ``pymc`` logger, also from worker processes),
-and drops the stat from the result unless ``pm.sample(keep_warning_stat=True)``. A step delivers
-at most one per iteration, in this order:
-
-1. the start-up's fallback (:mod:`pymc_kameleon.step_methods.start_up`), at the first iteration;
-2. the notices of the chain, each once, in the order they arose: a warm-up too short to learn
-   the proposal (known when the chain starts) and, for :class:`~pymc_kameleon.KMCStep`, the
-   first trajectory that diverged after warm-up;
-3. the end-of-warm-up warning of a chain that never moved
-   (:mod:`pymc_kameleon.step_methods.stuck`), after warm-up.
+They wait in the chain's :class:`~pymc_kameleon.step_methods.chain_health.ChainHealth`, which
+delivers them through the ``warning`` stat (see there for the order of a chain's warnings).
 """
 
 from __future__ import annotations
 
-from pymc_kameleon._compat import SamplerWarning, WarningType
+from dataclasses import dataclass
+
 from pymc_kameleon.core.proposals.whitened import (
     default_first_window,
     settle_length,
@@ -24,12 +16,10 @@ from pymc_kameleon.core.proposals.whitened import (
 
 __all__ = [
     "PYMC_DEFAULT_TUNE",
-    "chain_notices",
+    "WarmupPlan",
     "divergence_message",
     "minimum_warmup_length",
-    "note_divergence",
     "short_warmup_message",
-    "warning_stat",
 ]
 
 #: pm.sample's default number of warm-up iterations
@@ -39,48 +29,36 @@ _SUGGESTED_TARGET_ACCEPT = 0.8
 _HIGHEST_SUGGESTION = 0.95
 
 
-def warning_stat(step) -> SamplerWarning | None:
-    """The ``warning`` stat of this iteration (see the module docstring for the order).
+@dataclass(frozen=True)
+class WarmupPlan:
+    """What a step's warm-up must fit in, for the too-short-warm-up notice.
 
     Parameters
     ----------
-    step : GradientFreeStep
-
-    Returns
-    -------
-    SamplerWarning or None
+    name : str
+        The step's class name.
+    dim : int
+        Sampled dimensions.
+    warmup : {"whitened", "classic"} or None
+        The step's warm-up (None: unknown, e.g. a generic ``AdaptiveMHStep``).
+    adapt_start : int or None
+        States learned before the proposal uses them (KMCStep: before the surrogate's first fit).
+    surrogate : bool
+        Whether ``adapt_start`` counts states for a surrogate's first fit (KMCStep).
+    initial_history : bool
+        Whether the step learns from ``initial_history`` (then no notice).
     """
-    if step.start_up_warning is not None:
-        message, step.start_up_warning = step.start_up_warning, None
-        return SamplerWarning(WarningType.CONVERGENCE, message, "warning", step=step.iteration)
-    for key, message in step.notices.items():
-        if message is not None:
-            step.notices[key] = None  # (the key stays: each notice is given once per chain)
-            return SamplerWarning(WarningType.BAD_PARAMS, message, "warning", step=step.iteration)
-    if step.stuck_warning is None or step.tune:
-        return None
-    message, step.stuck_warning = step.stuck_warning, None
-    return SamplerWarning(WarningType.CONVERGENCE, message, "error", step=step.iteration)
+
+    name: str
+    dim: int
+    warmup: str | None
+    adapt_start: int | None
+    surrogate: bool = False
+    initial_history: bool = False
 
 
-def chain_notices(step) -> dict[str, str | None]:
-    """The notices a chain starts with: its warm-up's, if too short (see :func:`warning_stat`).
-
-    Parameters
-    ----------
-    step : GradientFreeStep
-        At the start of a chain, its ``warmup_length`` set.
-
-    Returns
-    -------
-    dict of str to str or None
-    """
-    message = short_warmup_message(step)
-    return {} if message is None else {"short_warmup": message}
-
-
-def minimum_warmup_length(step) -> int | None:
-    """Fewest warm-up iterations in which ``step``'s warm-up learns its proposal, or None.
+def minimum_warmup_length(plan: WarmupPlan) -> int | None:
+    """Fewest warm-up iterations in which a step's warm-up learns its proposal, or None.
 
     With ``warmup="whitened"`` (:func:`~pymc_kameleon.core.proposals.whitened.shortest_warmup`):
     one first covariance window, ``max(50, 10 d)`` iterations, between the per-coordinate start
@@ -91,30 +69,22 @@ def minimum_warmup_length(step) -> int | None:
 
     Parameters
     ----------
-    step : GradientFreeStep
+    plan : WarmupPlan
 
     Returns
     -------
     int or None
         None for a step without a known warm-up (a generic ``AdaptiveMHStep``).
     """
-    dim, warmup = step.dim, getattr(step, "warmup", None)
-    first_fit = _surrogate_first_fit(step)
-    if warmup == "whitened":
-        return shortest_warmup(dim, max(default_first_window(dim), first_fit or 0))
-    if warmup == "classic":
-        before = first_fit if first_fit is not None else step.adapt_start
-        return before + default_first_window(dim)
+    first_fit = plan.adapt_start if plan.surrogate else None
+    if plan.warmup == "whitened":
+        return shortest_warmup(plan.dim, max(default_first_window(plan.dim), first_fit or 0))
+    if plan.warmup == "classic":
+        return plan.adapt_start + default_first_window(plan.dim)
     return None
 
 
-def _surrogate_first_fit(step) -> int | None:
-    """KMCStep's ``adapt_start`` (learned states before the surrogate's first fit), or None."""
-    settings = getattr(step, "learner_settings", None)
-    return None if settings is None else int(settings.adapt_start)
-
-
-def short_warmup_message(step) -> str | None:
+def short_warmup_message(plan: WarmupPlan, tune: int | None) -> str | None:
     """The warning of a chain whose warm-up is too short to learn the proposal, or None.
 
     None when the warm-up length is unknown (a step driven by hand, outside ``pm.sample``),
@@ -123,20 +93,20 @@ def short_warmup_message(step) -> str | None:
 
     Parameters
     ----------
-    step : GradientFreeStep
-        At the start of a chain.
+    plan : WarmupPlan
+    tune : int or None
+        The chain's warm-up iterations (None: unknown).
 
     Returns
     -------
     str or None
     """
-    tune = step.warmup_length
-    if tune is None or getattr(step, "initial_history", None) is not None:
+    if tune is None or plan.initial_history:
         return None
-    minimum = minimum_warmup_length(step)
+    minimum = minimum_warmup_length(plan)
     if minimum is None or tune >= minimum:
         return None
-    name, dim = type(step).__name__, step.dim
+    name, dim = plan.name, plan.dim
     if tune == 0:
         problem = (
             "pm.sample(tune=0) runs no warm-up, so the proposal is never learned from the "
@@ -146,8 +116,8 @@ def short_warmup_message(step) -> str | None:
         problem = (
             f"pm.sample(tune={tune}) is too short for its warm-up to learn the proposal: in "
             f"{dim} dimension{'s' if dim != 1 else ''} it needs at least {minimum} warm-up "
-            f"iterations ({_what_warmup_needs(step)}), so the draws come from a barely adapted "
-            "kernel"
+            f"iterations ({_what_warmup_needs(plan, tune)}), so the draws come from a barely "
+            "adapted kernel"
         )
     return (
         f"{name}: {problem}, which can mix badly (R-hat above 1.01, a small ESS). Use "
@@ -157,35 +127,22 @@ def short_warmup_message(step) -> str | None:
     )
 
 
-def _what_warmup_needs(step) -> str:
-    dim, first_fit = step.dim, _surrogate_first_fit(step)
-    window = default_first_window(dim)
-    if step.warmup == "classic":
-        before = first_fit if first_fit is not None else step.adapt_start
-        what = "the surrogate's first fit" if first_fit is not None else "the history is used"
-        return f"adapt_start={before} iterations before {what}, then {window} to learn"
-    if first_fit is not None and first_fit > window:
-        learn = f"{first_fit} learned states for the surrogate's first fit (adapt_start)"
+def _what_warmup_needs(plan: WarmupPlan, tune: int) -> str:
+    window = default_first_window(plan.dim)
+    if plan.warmup == "classic":
+        what = "the surrogate's first fit" if plan.surrogate else "the history is used"
+        return f"adapt_start={plan.adapt_start} iterations before {what}, then {window} to learn"
+    if plan.surrogate and plan.adapt_start > window:
+        learn = f"{plan.adapt_start} learned states for the surrogate's first fit (adapt_start)"
     else:
         learn = f"one covariance window of {window} iterations"
     return (
         f"its per-coordinate start, {learn}, and the settling stretch of the last "
-        f"{settle_length(step.warmup_length)}"
+        f"{settle_length(tune)}"
     )
 
 
-def note_divergence(step) -> None:
-    """Record a trajectory that diverged after warm-up; the chain's first gets a notice.
-
-    Parameters
-    ----------
-    step : KMCStep
-    """
-    if "divergence" not in step.notices:
-        step.notices["divergence"] = divergence_message(step)
-
-
-def divergence_message(step) -> str:
+def divergence_message(name: str, current: float) -> str:
     """KMCStep's message at a chain's first divergent trajectory after warm-up.
 
     PyMC's end-of-run summary counts the ``diverging`` stat and advises to "Increase
@@ -194,13 +151,15 @@ def divergence_message(step) -> str:
 
     Parameters
     ----------
-    step : KMCStep
+    name : str
+        The step's class name.
+    current : float
+        Its ``target_accept``.
 
     Returns
     -------
     str
     """
-    name, current = type(step).__name__, step.target_accept
     if current < _SUGGESTED_TARGET_ACCEPT:
         suggested = _SUGGESTED_TARGET_ACCEPT
     else:

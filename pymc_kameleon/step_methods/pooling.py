@@ -1,19 +1,21 @@
-"""Warm-up pooled across chains, through PyMC's population sampling.
+"""Warm-up pooled across chains, through PyMC's population sampling: explicit step classes.
 
-A step built with ``pool_warmup=True`` is an instance of its class's pooled variant (e.g.
-``PooledKameleonStep``), which is also a
-:class:`~pymc.step_methods.arraystep.PopulationArrayStepShared`. ``pm.sample`` then runs all chains
-in lock-step (``cores > 1`` puts each chain in its own process and sends it the population at every
-iteration), and each chain sees the current points of the others. During warm-up, before each of its
-iterations, the step hands the other chains' states to what it learns from (``_observe_others``: the
-proposal's history, covariance windows, KMC's surrogate history); it learns from the states of every
-chain, from starts spread over the posterior. After warm-up nothing is pooled: every chain's kernel
-is frozen and the chains are independent again, so each is an exact Metropolis–Hastings chain.
+``pm.sample`` runs its population sampler for a step that is a
+:class:`~pymc.step_methods.arraystep.PopulationArrayStepShared`: all chains in lock-step
+(``cores > 1`` puts each chain in its own process and sends it the population at every
+iteration), and each chain sees the current points of the others. :class:`PooledKameleonStep`,
+:class:`PooledAdaptiveMetropolis`, :class:`PooledKMCStep` and :class:`PooledAdaptiveMHStep` are
+the package's steps with :class:`PooledWarmup` mixed in: during warm-up, before each of its
+iterations, the step hands the other chains' states to what its proposal learns from
+(:meth:`~pymc_kameleon.core.proposals.Proposal.observe`: the history, the covariance windows,
+KMC's surrogate history); it learns from the states of every chain, from starts spread over the
+posterior. After warm-up nothing is pooled: every chain's kernel is frozen and the chains are
+independent again, so each is an exact Metropolis–Hastings chain. They take the arguments of
+the step they pool.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -21,45 +23,65 @@ from pymc.blocking import DictToArrayBijection
 from pymc.step_methods.arraystep import PopulationArrayStepShared
 
 from pymc_kameleon.core._threads import limit_blas_in_forked_worker
+from pymc_kameleon.step_methods.adaptive_metropolis import AdaptiveMetropolis
+from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHStep
+from pymc_kameleon.step_methods.kameleon import KameleonStep
+from pymc_kameleon.step_methods.kmc import KMCStep
 
-__all__ = ["PooledWarmup", "pooled_variant"]
+__all__ = [
+    "PooledAdaptiveMHStep",
+    "PooledAdaptiveMetropolis",
+    "PooledKMCStep",
+    "PooledKameleonStep",
+    "PooledWarmup",
+    "ProcessLocal",
+]
 
-_VARIANTS: dict[type, type] = {}
+
+class ProcessLocal:
+    """A reference that does not travel: a shallow copy shares it, a pickle (or a deep copy)
+    arrives empty.
+
+    Parameters
+    ----------
+    value : object, optional
+    """
+
+    def __init__(self, value: Any = None) -> None:
+        self.value = value
+
+    def __reduce__(self):
+        """Pickle as an empty reference (a worker process cannot reach this one's object)."""
+        return (ProcessLocal, ())
 
 
 class PooledWarmup:
     """Mixin of the pooled variants: hands the other chains' states to the step in warm-up.
 
     PyMC runs a shallow copy of the step per chain and never the step object the user passed.
-    The copies share its attribute ``origin_step`` (the object itself), and at the end of
-    warm-up each copy that runs in the user's process (``cores=1``) writes its learned state
-    back to it, so that, as without pooling, the step holds the last chain's learned proposal
-    (what the plotting helpers read). Copies sent to worker processes drop the reference.
+    The copies share its ``origin_step`` (the object itself, held by a :class:`ProcessLocal`),
+    and at the end of warm-up each copy that runs in the user's process (``cores=1``) writes its
+    learned state back to it, so that, as without pooling, the step holds the last chain's
+    learned proposal (what the plotting helpers read). Copies sent to worker processes arrive
+    without it.
     """
 
-    def remember_origin(self) -> None:
-        """Mark this object as the one the user holds (called when it is built)."""
-        self.origin_step = self
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.origin = ProcessLocal(self)  # (the object the user holds)
+
+    @property
+    def origin_step(self) -> Any:
+        """The step object the user built (None in a worker process)."""
+        return self.origin.value
 
     def stop_tuning(self) -> None:
         """End warm-up; hand the learned state to the user's step object (same process)."""
         was_tuning = bool(self.tune)
         super().stop_tuning()
-        origin = getattr(self, "origin_step", None)
+        origin = self.origin_step
         if was_tuning and origin is not None and origin is not self:
             origin.sampling_state = self.sampling_state
-
-    def __copy__(self):
-        """A shallow copy that keeps ``origin_step`` (PyMC's copy per chain)."""
-        copied = object.__new__(type(self))
-        copied.__dict__.update(self.__dict__)
-        return copied
-
-    def __getstate__(self) -> dict:
-        """Pickle without ``origin_step`` (a worker process cannot reach the user's object)."""
-        state = dict(self.__dict__)
-        state.pop("origin_step", None)
-        return state
 
     def link_population(self, population: list, chain_index: int) -> None:
         """Link the step to the population's list of current points (PyMC calls this).
@@ -101,31 +123,48 @@ class PooledWarmup:
         return np.asarray(rows, dtype=np.float64)
 
 
-def pooled_variant(cls: type) -> type:
-    """The class of ``cls``'s steps built with ``pool_warmup=True``.
-
-    It is ``cls`` with :class:`PooledWarmup` mixed in and
-    :class:`~pymc.step_methods.arraystep.PopulationArrayStepShared` as a base (what makes
-    ``pm.sample`` use population sampling), named ``Pooled<cls name>`` and registered in
-    ``cls``'s module so that steps pickle by reference (each step module creates its variant
-    when it is imported, so that a fresh process finds it).
+class PooledAdaptiveMHStep(PooledWarmup, AdaptiveMHStep, PopulationArrayStepShared):
+    """:class:`~pymc_kameleon.step_methods.adaptive_mh.AdaptiveMHStep` with its warm-up pooled
+    across chains (see :mod:`~pymc_kameleon.step_methods.pooling`).
 
     Parameters
     ----------
-    cls : type
-        A step class of this package.
-
-    Returns
-    -------
-    type
+    *args, **kwargs
+        The arguments of :class:`~pymc_kameleon.step_methods.adaptive_mh.AdaptiveMHStep`.
     """
-    if issubclass(cls, PopulationArrayStepShared):
-        return cls
-    if cls not in _VARIANTS:
-        name = f"Pooled{cls.__name__}"
-        doc = f"{cls.__name__} with ``pool_warmup=True``: see :mod:`{__name__}`."
-        attributes = {"__module__": cls.__module__, "__qualname__": name, "__doc__": doc}
-        variant = type(name, (PooledWarmup, cls, PopulationArrayStepShared), attributes)
-        setattr(sys.modules[cls.__module__], name, variant)  # pickle finds it by name
-        _VARIANTS[cls] = variant
-    return _VARIANTS[cls]
+
+
+class PooledKameleonStep(PooledWarmup, KameleonStep, PopulationArrayStepShared):
+    """:class:`~pymc_kameleon.KameleonStep` with its warm-up pooled across chains: each chain's
+    kernel history and covariance windows learn from every chain's states (see
+    :mod:`~pymc_kameleon.step_methods.pooling`).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The arguments of :class:`~pymc_kameleon.KameleonStep`.
+    """
+
+
+class PooledAdaptiveMetropolis(PooledWarmup, AdaptiveMetropolis, PopulationArrayStepShared):
+    """:class:`~pymc_kameleon.AdaptiveMetropolis` with its warm-up pooled across chains: each
+    chain's covariance windows (or running covariance) learn from every chain's states (see
+    :mod:`~pymc_kameleon.step_methods.pooling`).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The arguments of :class:`~pymc_kameleon.AdaptiveMetropolis`.
+    """
+
+
+class PooledKMCStep(PooledWarmup, KMCStep, PopulationArrayStepShared):
+    """:class:`~pymc_kameleon.KMCStep` with its warm-up pooled across chains: each chain's
+    surrogate history, exploration moves and covariance windows learn from every chain's states
+    (see :mod:`~pymc_kameleon.step_methods.pooling`).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The arguments of :class:`~pymc_kameleon.KMCStep`.
+    """

@@ -10,7 +10,7 @@ a step, and words the warning of a fallback a user can do something about.
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,14 +22,15 @@ from pymc_kameleon.core.start_up import (
     gaussian_start_up,
     minimum_start_up_budget,
 )
-from pymc_kameleon.step_methods.prior_starts import chain_starts, side_entropy
+from pymc_kameleon.step_methods.prior_starts import PriorDraws, chain_starts, side_entropy
 
 __all__ = [
     "ASSUMED_WARMUP_LENGTH",
     "parse_start_up",
-    "plan_start_up",
+    "run_start_up",
     "several_modes_warning",
     "start_up_budget",
+    "start_up_noise_rng",
     "start_up_warning",
 ]
 
@@ -70,100 +71,111 @@ def parse_start_up(value: Any) -> bool | int:
     )
 
 
-def start_up_budget(step) -> int:
-    """The evaluations the start-up of ``step`` may spend (its ``start_up``, or the default).
+def start_up_budget(start_up: bool | int, warmup_length: int | None) -> int:
+    """The evaluations a chain's start-up may spend (``start_up``, or the default budget).
 
     Parameters
     ----------
-    step : GradientFreeStep
+    start_up : bool or int
+        The step's ``start_up`` (parsed by :func:`parse_start_up`).
+    warmup_length : int or None
+        The chain's warm-up iterations (None: unknown, :data:`ASSUMED_WARMUP_LENGTH` assumed).
 
     Returns
     -------
     int
     """
-    if step.start_up is not True:
-        return int(step.start_up)
-    length = step.warmup_length
-    return default_start_up_budget(ASSUMED_WARMUP_LENGTH if length is None else length)
+    if start_up is not True:
+        return int(start_up)
+    length = ASSUMED_WARMUP_LENGTH if warmup_length is None else warmup_length
+    return default_start_up_budget(length)
 
 
-def _applies(step) -> bool:
-    return (
-        step.iteration == 0
-        and bool(step.tune)
-        and step.warmup_length != 0
-        and step.start_up is not False
-        and step.takes_gaussian_start  # (the classic warm-up keeps the published algorithm)
-        and getattr(step, "initial_history", None) is None  # a pilot already gives the shape
-        and math.isfinite(step.logp_current)
-    )
-
-
-def plan_start_up(step) -> StartUp | None:
-    """The start-up of a chain at its first warm-up iteration (None where it does not apply).
-
-    It applies with a whitened warm-up, ``tune > 0``, no
-    ``initial_history``, ``start_up`` not False, and a budget that pays for one curvature
-    (:func:`~pymc_kameleon.core.start_up.minimum_start_up_budget`).
+def run_start_up(
+    log_density: Callable[[np.ndarray], float],
+    start: np.ndarray,
+    budget: int,
+    rng: np.random.Generator,
+    prior_draws: PriorDraws | None,
+    economical: bool,
+) -> StartUp | None:
+    """A chain's start-up from ``start`` (None where the budget cannot pay for a curvature).
 
     Parameters
     ----------
-    step : GradientFreeStep
-        At its first iteration, its current state the chain's initial point.
+    log_density : callable
+        ``x -> log-density`` (a stochastic estimate with its noise held fixed).
+    start : numpy.ndarray, shape (d,)
+        The chain's initial point, of the step's dtype.
+    budget : int
+        Log-density evaluations it may spend.
+    rng : numpy.random.Generator
+        The chain's generator (the further starts are seeded from a copy of it).
+    prior_draws : PriorDraws or None
+        Where further climbs may start.
+    economical : bool
+        Stop at the first mode (the default budget); otherwise spend the budget on climbs from
+        further starts.
 
     Returns
     -------
     StartUp or None
     """
-    if not _applies(step) or start_up_budget(step) < minimum_start_up_budget(step.dim):
+    if budget < minimum_start_up_budget(start.shape[0]):
         return None
-    # a stochastic estimate is climbed with one noise draw held fixed (common random numbers)
-    noise_rng = np.random.default_rng([side_entropy(step.rng), 0xF20])
-    log_density = step.log_density_with_frozen_noise(step.x_current, noise_rng)
-    more_starts = chain_starts(step.prior_draws, step.rng, step.x_current.dtype)
-    budget = start_up_budget(step)
-    # an explicit budget is spent on climbs from further starts; the default stops at one mode
-    economical = step.start_up is True
+    more_starts = chain_starts(prior_draws, rng, start.dtype)
     return gaussian_start_up(
-        log_density, step.x_current, budget, step.rng, more_starts, stop_at_one_mode=economical
+        log_density, start, budget, rng, more_starts, stop_at_one_mode=economical
     )
 
 
-def start_up_warning(step, result: StartUp, initial_value: float) -> str | None:
+def start_up_noise_rng(rng: np.random.Generator) -> np.random.Generator:
+    """The generator of a stochastic estimate's frozen noise, seeded from a copy of ``rng``."""
+    return np.random.default_rng([side_entropy(rng), 0xF20])
+
+
+def start_up_warning(
+    result: StartUp, initial_value: float, name: str, variables: str, budget: int
+) -> str | None:
     """The message of a start-up that fell back for a reason the user can act on, or None.
 
     Parameters
     ----------
-    step : GradientFreeStep
     result : StartUp
     initial_value : float
         The log-density at the chain's initial point.
+    name : str
+        The step's class name.
+    variables : str
+        Its variables' names, comma-separated.
+    budget : int
+        The evaluations the start-up could spend.
 
     Returns
     -------
     str or None
     """
-    several = several_modes_warning(step, result)
+    several = several_modes_warning(result, name)
     if result.status not in _WARNED:
         return several
-    fallback = _fallback_warning(step, result, initial_value)
+    fallback = _fallback_warning(result, initial_value, name, variables, budget)
     return fallback if several is None else f"{fallback} {several}"
 
 
-def several_modes_warning(step, result: StartUp) -> str | None:
+def several_modes_warning(result: StartUp, name: str) -> str | None:
     """The message of a start-up whose climbs found more than one mode, or None.
 
     Parameters
     ----------
-    step : GradientFreeStep
     result : StartUp
+    name : str
+        The step's class name.
 
     Returns
     -------
     str or None
     """
     modes = result.mode_log_densities
-    name = type(step).__name__
     searched = (
         f"the start-up's {result.n_climbs} climbs (from the chain's initial point and from the "
         f"best of {result.n_screened} prior draws)"
@@ -216,10 +228,9 @@ def _more_climbs(name: str) -> str:
     )
 
 
-def _fallback_warning(step, result: StartUp, initial_value: float) -> str:
-    budget = start_up_budget(step)
-    name = type(step).__name__
-    variables = ", ".join(v.name for v in step.vars)
+def _fallback_warning(
+    result: StartUp, initial_value: float, name: str, variables: str, budget: int
+) -> str:
     climbed = (
         f"the chain starts at its initial point (log-density {initial_value:.6g}; the best "
         f"point found has {result.log_density:.6g}) with the ordinary warm-up"

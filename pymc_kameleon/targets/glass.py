@@ -8,8 +8,7 @@ numbers, refractive index stored as ``1000 * (RI - 1.518)`` as in ``MASS::fgl``)
 The Gaussian-process classification experiment of the Kernel Adaptive Metropolis-Hastings
 and Kernel Hamiltonian Monte Carlo papers uses the binary task *window glass versus the
 rest* on whitened inputs; :func:`load_glass_gpc` returns exactly that
-(:mod:`pymc_kameleon.targets.gp_classification` builds its likelihood estimate). Also
-importable from :mod:`pymc_kameleon.datasets`, its former place.
+(:mod:`pymc_kameleon.targets.gp_classification` builds its likelihood estimate).
 
 Only NumPy, SciPy and the standard library are used here.
 """

@@ -13,7 +13,12 @@ from scipy import stats
 from pymc_kameleon._compat import SLICE_MAX_STEPS, posterior_dataset
 from pymc_kameleon.bench import build_tasks, get_problem, load_records, run_task
 from pymc_kameleon.bench.__main__ import main as bench_main
-from pymc_kameleon.bench.metrics import accuracy_metrics, quantile_error
+from pymc_kameleon.bench.metrics import (
+    accuracy_metrics,
+    mixing_metrics_of_draws,
+    posterior_mixing_metrics,
+    quantile_error,
+)
 from pymc_kameleon.bench.problems import correlated_covariance
 from pymc_kameleon.bench.runner import Task
 from pymc_kameleon.bench.samplers import count_evaluations
@@ -168,3 +173,15 @@ def test_oracle_draws_of_an_exact_target_are_its_exact_draws():
     problem = get_problem("banana-0.03")
     expected = problem.exact_draws(5, np.random.default_rng(1))
     assert np.array_equal(problem.oracle_draws(5, np.random.default_rng(1)), expected)
+
+
+def test_posterior_mixing_metrics_cover_every_scalar_of_every_variable():
+    import xarray as xr
+
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 50, 3)), rng.standard_normal((2, 50))
+    b[1] += 3.0  # the scalar variable's chains disagree: its R-hat is the largest
+    posterior = xr.Dataset({"a": (("chain", "draw", "i"), a), "b": (("chain", "draw"), b)})
+    got = posterior_mixing_metrics({"posterior": posterior})
+    assert got == mixing_metrics_of_draws(np.concatenate([a, b[..., None]], axis=-1))
+    assert got["max_rhat"] > 1.5

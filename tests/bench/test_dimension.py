@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from pymc_kameleon.bench.dimension import dimension_problem, gamma_eigen_covariance
-from pymc_kameleon.bench.problems import get_problem
+from pymc_kameleon.bench.registry import get_problem
 
 
 def test_gamma_eigen_covariance_has_the_drawn_spectrum_under_a_rotation():

@@ -11,7 +11,8 @@ import pytest
 import xarray as xr
 
 from pymc_kameleon.bench.ensemble_peers import ENSEMBLE_PEERS, run_ensemble_peer
-from pymc_kameleon.bench.problems import get_problem, random_affine_map
+from pymc_kameleon.bench.problems import random_affine_map
+from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.bench.runner import Task, _score, _step_options, run_task
 
 MAPPED = ("banana-0.03-mapped", "banana-0.1-mapped")

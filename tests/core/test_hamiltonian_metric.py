@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from pymc_kameleon.core import leapfrog as leapfrog_shim
 from pymc_kameleon.core.hamiltonian import (
     DiagonalMetric,
     UniformTrajectoryLength,
@@ -67,29 +66,3 @@ def test_log_accept_ratio_agrees_with_hamiltonian_log_accept():
         want = hamiltonian_log_accept(logp_new, logp_current, p1, p0, metric.inv_mass_diag)
         assert got == want or (math.isnan(got) and math.isnan(want))
     assert log_accept_ratio(-1.0, -2.0, p1, start, metric, finite=False) == -math.inf
-
-
-def test_leapfrog_module_is_a_shim():
-    assert set(leapfrog_shim.__all__) <= {
-        "LeapfrogResult", "draw_trajectory_length", "hamiltonian_log_accept", "kinetic_energy",
-        "leapfrog", "leapfrog_path", "sample_momentum",
-    }  # fmt: skip
-    assert leapfrog_shim.leapfrog.__module__ == "pymc_kameleon.core.hamiltonian"
-
-
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        ("score_matching", "surrogates.lite"),
-        ("random_features", "surrogates.finite"),
-        ("lengthscale_cv", "surrogates.lengthscale_cv"),
-    ],
-)
-def test_moved_surrogate_modules_keep_their_old_import_paths(old, new):
-    import importlib
-
-    old_module = importlib.import_module(f"pymc_kameleon.core.{old}")
-    new_module = importlib.import_module(f"pymc_kameleon.core.{new}")
-    assert old_module.__all__ == new_module.__all__
-    for name in old_module.__all__:
-        assert getattr(old_module, name) is getattr(new_module, name)

@@ -1,4 +1,4 @@
-"""Tests for :mod:`pymc_kameleon.core.hamiltonian` (ex ``core.leapfrog``)."""
+"""Tests for the leapfrog and momentum helpers of :mod:`pymc_kameleon.core.hamiltonian`."""
 
 from __future__ import annotations
 

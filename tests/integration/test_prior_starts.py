@@ -92,15 +92,12 @@ def test_a_cut_off_climb_above_the_chain_s_mode_is_a_warning_naming_both():
     from pymc_kameleon.core.start_up import StartUp
     from pymc_kameleon.step_methods.start_up import several_modes_warning
 
-    class KMCStep:  # the warning names the step's class
-        pass
-
     def start_up(highest):
         mode = ModeStart(np.zeros(2), -172.5, np.eye(2), "gaussian", 300)
         return StartUp("gaussian", np.zeros(2), -172.5, np.zeros(2), np.eye(2), 900,
                        (mode,), (1.0,), 0, 2, highest)  # fmt: skip
 
-    message = several_modes_warning(KMCStep(), start_up(-150.25))
+    message = several_modes_warning(start_up(-150.25), "KMCStep")
     assert message is not None
     assert "-150.25" in message and "-172.5" in message and "KMCStep(start_up=N)" in message
-    assert several_modes_warning(KMCStep(), start_up(-172.0)) is None  # within the margin
+    assert several_modes_warning(start_up(-172.0), "KMCStep") is None  # within the margin

@@ -224,7 +224,7 @@ def test_shared_change_recomputes_with_stored_noise(step_cls):
     y_new = y_old + np.array([0.7, -1.3])
     for shared in step.shared.values():
         shared.set_value(y_new)
-    assert step._refresh_current(x) == 1
+    assert step.refresh_current(x) == 1
     assert all(np.array_equal(a, b) for a, b in zip(step.noise_current, noise, strict=True))
 
     # the change equals the exact change of the deterministic y term: the noise did not move
@@ -233,7 +233,7 @@ def test_shared_change_recomputes_with_stored_noise(step_cls):
 
     expected = logp_before + y_term(y_new) - y_term(y_old)
     assert math.isclose(step.logp_current, expected, rel_tol=0, abs_tol=1e-10)
-    assert step._refresh_current(x) == 0  # nothing changed since
+    assert step.refresh_current(x) == 0  # nothing changed since
 
 
 # -----------------------------------------------------------------------------------------------
@@ -305,7 +305,7 @@ def test_nan_and_inf_estimates_are_rejected_and_counted(step_cls):
     _, all_stats = run_direct(step, point, 400)
     lps = np.array([s["model_logp"] for s in all_stats])
     assert np.all(np.isfinite(lps))
-    assert step.n_invalid > 20
+    assert step.health.n_invalid > 20
 
 
 # -----------------------------------------------------------------------------------------------
@@ -337,7 +337,7 @@ def test_sampling_state_round_trip_includes_the_noise(step_cls):
     step.set_rng(9)
     point, _ = run_direct(step, model.initial_point(), 120)
     saved = step.sampling_state
-    assert saved.noise_current is not None
+    assert saved.current.noise is not None
     a = run_direct(step, copy.deepcopy(point), 20)
     state_a = step.sampling_state
     step.sampling_state = saved

@@ -495,8 +495,8 @@ def test_logp_calls_counted(step_cls):
     model = mv_model()
     with model:
         step = make_step(step_cls)
-    counter = CountingLogp(step._logp)
-    step._logp = counter
+    counter = CountingLogp(step.density.compiled)
+    step.density.compiled = counter
     step.set_rng(8)
     point = model.initial_point()
     n = 250
@@ -540,7 +540,7 @@ def test_invalid_proposals_rejected(step_cls, bad_value):
     assert accepted[~invalid].sum() > 0
     assert np.all(np.isfinite(lp))
     assert np.all(np.isfinite(accept))
-    assert step.n_invalid == int(invalid.sum())
+    assert step.health.n_invalid == int(invalid.sum())
 
 
 README = Path(__file__).resolve().parents[2] / "README.md"

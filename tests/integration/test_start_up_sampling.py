@@ -69,8 +69,8 @@ def test_every_evaluation_of_the_start_up_is_counted():
     model = scaled_model()
     with model:
         step = STEPS["adaptive_metropolis"]()
-    counter = CountingLogp(step._logp)
-    step._logp = counter
+    counter = CountingLogp(step.density.compiled)
+    step.density.compiled = counter
     step.set_rng(np.random.default_rng(0))
     point = {"x": np.zeros(3)}
     point, stats = step.step(point)

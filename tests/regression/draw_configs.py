@@ -13,7 +13,14 @@ from typing import Any
 import numpy as np
 import pymc as pm
 
-from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep, estimator_potential
+from pymc_kameleon import (
+    AdaptiveMetropolis,
+    KameleonStep,
+    KMCStep,
+    PooledAdaptiveMetropolis,
+    PooledKMCStep,
+    estimator_potential,
+)
 
 TUNE, DRAWS, CHAINS, SEED = 450, 150, 2, 20261123
 
@@ -87,8 +94,8 @@ CONFIGS: dict[str, tuple[Callable[[], pm.Model], Callable[[], Any]]] = {
     "kmc-lite": (gaussian_model, lambda: KMCStep(warmup="classic")),
     "kmc-finite": (gaussian_model, lambda: KMCStep(**CLASSIC, estimator="finite", n_features=60)),
     "kmc-whitened": (gaussian_model, lambda: KMCStep(warmup="whitened")),
-    "kmc-whitened-pooled": (gaussian_model, lambda: KMCStep(pool_warmup=True)),
-    "am-pooled": (gaussian_model, lambda: AdaptiveMetropolis(pool_warmup=True)),
+    "kmc-whitened-pooled": (gaussian_model, PooledKMCStep),
+    "am-pooled": (gaussian_model, PooledAdaptiveMetropolis),
     "kmc-auto": (gaussian_model, lambda: KMCStep(**CLASSIC, estimator="auto", n_features=40)),
     "kmc-diagonal-mass": (gaussian_model,
                           lambda: KMCStep(**CLASSIC, mass="diagonal", lengthscale=1.2)),

@@ -1,7 +1,7 @@
 """The statistical test cases: a model with an exact answer, a step, a budget and a seed.
 
 One registry serves the tests (``test_stat_*.py``) and the seed sweep
-(``benchmarks/seed_sweep.py``), so the sweep measures exactly what the tests check. Every case
+(``seed_sweep.py`` beside it), so the sweep measures exactly what the tests check. Every case
 compares sample means, variances and quantiles with exact values in Monte Carlo standard errors
 (:func:`pymc_kameleon.diagnostics.mcse_zscores`); the heavy-tailed cases compare the tail masses
 beyond exact 5 % and 95 % quantiles instead of quantiles (:func:`heavy_tail_zscores`). A test
@@ -28,12 +28,14 @@ from pymc_kameleon import (
     AdaptiveMetropolis,
     KameleonStep,
     KMCStep,
+    PooledAdaptiveMetropolis,
+    PooledKameleonStep,
+    PooledKMCStep,
     estimator_potential,
     noisy_potential,
 )
 from pymc_kameleon._compat import ess_array, mcse_array, rhat_array
 from pymc_kameleon.core import start_up as core_start_up
-from pymc_kameleon.core.hamiltonian import log_accept_ratio
 from pymc_kameleon.core.kernels import GaussianKernel
 from pymc_kameleon.core.proposals import (
     AdaptiveCovarianceProposal,
@@ -317,7 +319,7 @@ def native_exact_state(step, x: np.ndarray, rng: np.random.Generator) -> None:
     noise = [np.asarray(rng.normal(NOISE_SD, 1.0))]
     step.x_current = np.array(x, copy=True)
     step.noise_current = noise
-    step.logp_current = step._noisy_logp(step.x_current, noise)  # the step's own f(x, u)
+    step.logp_current = step.density.noisy(step.x_current, noise)  # the step's own f(x, u)
 
 
 NOISE_CHECK_TAIL = 5e-5  # per side: 1e-4 false failures per run
@@ -430,8 +432,11 @@ class ClaimsSymmetry(Proposal):
     def end_warmup(self):
         self.inner.end_warmup()
 
-    def plan_warmup(self, warmup_length):
-        self.inner.plan_warmup(warmup_length)
+    def plan_warmup(self, warmup_length, rng=None):
+        self.inner.plan_warmup(warmup_length, rng)
+
+    def review(self, outcome):
+        return self.inner.review(outcome)
 
     def observe(self, states, iteration, rng):
         self.inner.observe(states, iteration, rng)
@@ -461,19 +466,17 @@ def kameleon_am_mixture(kameleon_weight: float = 0.8) -> AdaptiveMHStep:
 
 
 class KMCAcceptingWithSurrogate(KMCStep):
-    """The Metropolis test uses the surrogate, not the target (wrong)."""
+    """The Metropolis test of a trajectory uses the surrogate, not the target (wrong)."""
 
-    def log_accept_ratio(self, x, trajectory, logp_new, kinetic_start):
-        if self.surrogate is None:
-            return super().log_accept_ratio(x, trajectory, logp_new, kinetic_start)
-        valid = trajectory.finite and math.isfinite(logp_new)
-        # the trajectory runs in the surrogate's coordinates (whitened ones with a kernel map)
-        z = x if self.kernel_map is None else self.kernel_map.to_kernel(x)
-        surrogate_new = self.surrogate.value(trajectory.q) if valid else -math.inf
-        return log_accept_ratio(
-            surrogate_new, self.surrogate.value(z), trajectory.p, kinetic_start,
-            self.learner.metric, finite=trajectory.finite,
-        )  # fmt: skip
+    def _decide(self, x, x_new, logp_new, log_q_forward):
+        run = self.proposal.trajectory.last
+        if self.proposal.chosen != "trajectory" or self.surrogate is None:
+            return super()._decide(x, x_new, logp_new, log_q_forward)
+        if not math.isfinite(logp_new):
+            return super()._decide(x, x_new, logp_new, log_q_forward)
+        # the trajectory runs in the surrogate's coordinates: its change stands in for the target's
+        change = self.surrogate.value(run.result.q) - self.surrogate.value(run.start)
+        return super()._decide(x, x_new, self.logp_current + change, log_q_forward)
 
 
 class _IndependenceWithoutHastings(IndependenceProposal):
@@ -586,23 +589,23 @@ def _cases() -> dict[str, StatCase]:
                  step=lambda: KMCStep(warmup="whitened"), **gaussian, **kmc_budget),
         # warm-up pooled across the 4 chains (population sampling on 2 processes)
         StatCase("gaussian-am-pooled",
-                 step=lambda: AdaptiveMetropolis(pool_warmup=True), **gaussian, **kamh_budget),
+                 step=PooledAdaptiveMetropolis, **gaussian, **kamh_budget),
         StatCase("gaussian-kameleon-whitened-pooled",
-                 step=lambda: KameleonStep(warmup="whitened", pool_warmup=True),
+                 step=lambda: PooledKameleonStep(warmup="whitened"),
                  **gaussian, **kamh_budget),
         # twice the draws of its positive twin: at 8000 one of 12 seeds reached only 7.4
         StatCase("gaussian-kameleon-whitened-pooled-no-hastings",
                  step=lambda: without_hastings(
-                     KameleonStep(warmup="whitened", pool_warmup=True, bandwidth=1.0)),
+                     PooledKameleonStep(warmup="whitened", bandwidth=1.0)),
                  negative_control=True, **gaussian, **{**kamh_budget, "draws": 16000}),
         StatCase("gaussian-kmc-whitened-pooled",
-                 step=lambda: KMCStep(warmup="whitened", pool_warmup=True),
+                 step=lambda: PooledKMCStep(warmup="whitened"),
                  **gaussian, **kmc_budget),
         StatCase("pm-kameleon-blackbox", model=blackbox, step=ClassicKameleon, **noisy),
         StatCase("pm-kameleon-whitened-blackbox", model=blackbox,
                  step=lambda: KameleonStep(warmup="whitened"), **noisy),
         StatCase("pm-am-pooled-blackbox", model=blackbox,
-                 step=lambda: AdaptiveMetropolis(pool_warmup=True), **noisy),
+                 step=PooledAdaptiveMetropolis, **noisy),
         # one KMC pseudo-marginal case, the default warm-up: the classic and pooled warm-ups
         # keep the current estimate through the same code (dropped to keep CI under 30 minutes)
         StatCase("pm-kmc-whitened-blackbox", model=blackbox,

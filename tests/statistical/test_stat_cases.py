@@ -5,9 +5,9 @@ sample mean, variance and 10/50/90 % quantiles of every coordinate with exact va
 z-scores in Monte Carlo standard errors (ArviZ MCSEs, which account for autocorrelation). A
 correct sampler must keep every ``|z|`` below ``Z_TOL``; each negative control, a deliberately
 wrong sampler, must miss by more than ``2 * Z_TOL``. The budgets are set from a seed sweep
-(``benchmarks/seed_sweep.py``; table in ``benchmarks/results/seed_sweep/report.md``) so that the
-false-failure rate of every test is below 1 %; ``--seed-offset`` (see ``conftest.py``) runs the
-suite at other seeds.
+(``seed_sweep.py`` beside this file; table in ``benchmarks/results/seed_sweep/report.md``) so
+that the false-failure rate of every test is below 1 %; ``--seed-offset`` (see ``conftest.py``)
+runs the suite at other seeds.
 
 The invariance cases (``InvarianceCase``) check the exactness of a tuned, frozen kernel apart
 from its mixing: exact draws moved by it must stay exact, compared in standard errors of

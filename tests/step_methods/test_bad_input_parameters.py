@@ -16,6 +16,7 @@ import pytest
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon.core.checks import ArgumentTypeError, show
+from pymc_kameleon.step_methods.options import OPTION_DEFAULTS
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,6 @@ N_STEPS_RANGES = [
 
 COMMON = {
     "noise_free_other_steps": BOOLEAN,
-    "pool_warmup": BOOLEAN,
     "blocked": [v for v in BOOLEAN if v is not None],  # None is PyMC's "class default"
     "noise_check_interval": [*INTEGER, None, -5],
     "start_up": ["True", "100", NAN, 2.5, 100.0, np.float64(100.0), -1, None, [100]],
@@ -113,10 +113,18 @@ PARAMS = [
 
 def test_every_constructor_parameter_is_covered():
     # vars, adaptation and initial_history have their own test modules
-    elsewhere = {"self", "vars", "adaptation", "initial_history"}
+    elsewhere = {"self", "vars", "adaptation", "initial_history", "options"}
     for cls, params in CASES.items():
         names = set(inspect.signature(cls.__init__).parameters) - elsewhere
-        assert names == set(params), cls.__name__
+        assert names | set(OPTION_DEFAULTS) == set(params), cls.__name__
+
+
+@pytest.mark.parametrize("step_cls", list(CASES))
+def test_a_misspelt_keyword_is_refused_as_python_refuses_it(model, step_cls):
+    with pytest.raises(TypeError, match=r"__init__\(\) got an unexpected keyword argument 'targt_"):
+        step_cls([model["x"]], model=model, targt_accept=0.8)
+    with pytest.raises(TypeError, match="Did you mean 'start_up'"):
+        step_cls([model["x"]], model=model, startup=False)
 
 
 @pytest.mark.parametrize(("step_cls", "name", "value"), PARAMS)

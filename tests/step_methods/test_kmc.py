@@ -385,8 +385,8 @@ def test_one_logp_evaluation_per_iteration(estimator, start_up):
     model = mv_model()
     with model:
         step = make_kmc(estimator=estimator, start_up=start_up)
-    counter = CountingLogp(step._logp)
-    step._logp = counter
+    counter = CountingLogp(step.density.compiled)
+    step.density.compiled = counter
     step.set_rng(8)
     point = model.initial_point()
     per_iteration = []
@@ -444,8 +444,8 @@ def test_non_finite_trajectory_is_diverging_and_never_evaluated():
     model = mv_model()
     with model:
         step = make_kmc(adaptation="tune")  # the NaN surrogate must stay in place
-    counter = CountingLogp(step._logp)
-    step._logp = counter
+    counter = CountingLogp(step.density.compiled)
+    step.density.compiled = counter
     step.set_rng(1)
     step.stop_tuning()  # no adaptation, no warm-up random-walk moves
     step.surrogate = _NaNSurrogate()

@@ -9,11 +9,7 @@ import pytest
 from helpers.models import mv_model
 
 from pymc_kameleon import KMCStep
-from pymc_kameleon.step_methods.kmc_basis import (
-    LARGE_BASIS,
-    warmup_state_bound,
-    warn_basis_size,
-)
+from pymc_kameleon.step_methods.kmc_basis import LARGE_BASIS, warmup_state_bound
 
 
 def step_for(tune: int | None, **kwargs) -> KMCStep:
@@ -25,10 +21,8 @@ def step_for(tune: int | None, **kwargs) -> KMCStep:
 
 
 def warned(step: KMCStep) -> list[str]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        warn_basis_size(step)
-    return [str(w.message) for w in caught]
+    message = step.basis_size_message()
+    return [] if message is None else [message]
 
 
 def test_a_basis_beyond_what_warmup_can_store_is_named_with_its_fix():
@@ -41,12 +35,12 @@ def test_a_basis_beyond_what_warmup_can_store_is_named_with_its_fix():
 def test_initial_history_and_pooled_chains_count_towards_what_warmup_stores():
     rows = np.random.default_rng(0).normal(size=(1000, 3))
     step = step_for(300, n_history=5000, initial_history=rows)
-    assert warmup_state_bound(step) == 1300
+    assert warmup_state_bound(300, 1, 1000) == 1300
     [message] = warned(step)
     assert "at most 1300 states" in message and "1000 states of initial_history" in message
     step = step_for(300, n_history=5000)
     step.population = [None] * 4  # (what PyMC links a pooled step to: every chain's point)
-    assert warmup_state_bound(step) == 1200
+    assert warmup_state_bound(300, 4, 0) == 1200
     assert "4 pooled chains" in warned(step)[0]
 
 

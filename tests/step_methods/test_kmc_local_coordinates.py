@@ -9,7 +9,7 @@ from helpers.sampling import SAMPLE_KW
 
 from pymc_kameleon import KMCStep
 from pymc_kameleon._compat import posterior_dataset
-from pymc_kameleon.step_methods.local_coordinates import SCORE_INTERVAL_PER_DIM
+from pymc_kameleon.core.proposals.kmc_moves import SCORE_INTERVAL_PER_DIM
 from pymc_kameleon.targets.banana import banana_model, sample_banana
 
 D = 3
@@ -35,7 +35,7 @@ def sample(tune=400, **options):
 
 def test_scores_are_taken_in_warm_up_and_counted_in_logp_evals():
     step, idata = sample(coordinates="local")
-    scores = step.local_scores
+    scores = step.proposal.local_scores
     assert len(scores.scores) >= 5
     assert all(t % (SCORE_INTERVAL_PER_DIM * D) == 0 for t in scores.iterations)
     evals = posterior_dataset(idata, "warmup_sample_stats")["logp_evals"].values[0]
@@ -53,7 +53,7 @@ def test_scores_are_taken_in_warm_up_and_counted_in_logp_evals():
 
 def test_global_coordinates_take_no_scores():
     step, _ = sample(tune=200)
-    assert step.local_scores is None
+    assert step.proposal.local_scores is None
     assert step.coordinates.affine is step.explore.affine
 
 
@@ -61,7 +61,7 @@ def test_with_a_pilot_the_scores_are_taken_at_its_states_once():
     pilot = sample_banana(300, D, 0.1, 4.0, np.random.default_rng(0))
     step, idata = sample(tune=200, coordinates="local", initial_history=pilot)
     first = int(posterior_dataset(idata, "warmup_sample_stats")["logp_evals"].values[0, 0])
-    count = len(step.local_scores.scores)
+    count = len(step.proposal.local_scores.scores)
     assert count == max(2 * D, 200 // (SCORE_INTERVAL_PER_DIM * D))
     assert first >= count * (D + 1)  # each pilot state's value and its d differences
     assert step.coordinates.affine is not step.explore.affine

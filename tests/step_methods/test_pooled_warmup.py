@@ -1,5 +1,6 @@
-"""``pool_warmup=True``: PyMC's population sampling, the other chains' states in the warm-up,
-independent frozen chains afterwards, the same draws with ``cores=1`` and ``cores=2``."""
+"""The pooled classes (``PooledKMCStep``, ...): PyMC's population sampling, the other chains'
+states in the warm-up, independent frozen chains afterwards, the same draws with ``cores=1`` and
+``cores=2``."""
 
 from __future__ import annotations
 
@@ -16,15 +17,23 @@ from helpers.models import mv_model
 from helpers.sampling import SAMPLE_KW, assert_states_equal, run_direct
 from pymc.step_methods.arraystep import PopulationArrayStepShared
 
-from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
-from pymc_kameleon.step_methods.pooling import PooledWarmup, pooled_variant
+from pymc_kameleon import (
+    AdaptiveMetropolis,
+    KameleonStep,
+    KMCStep,
+    PooledAdaptiveMetropolis,
+    PooledKameleonStep,
+    PooledKMCStep,
+)
+from pymc_kameleon.core.checks import ArgumentTypeError
+from pymc_kameleon.step_methods.pooling import PooledWarmup
 
 STEPS = {
-    "am": lambda **kw: AdaptiveMetropolis(pool_warmup=True, **kw),
-    "am-classic": lambda **kw: AdaptiveMetropolis(warmup="classic", pool_warmup=True, **kw),
-    "kameleon": lambda **kw: KameleonStep(warmup="whitened", n_history=50, pool_warmup=True, **kw),
-    "kmc": lambda **kw: KMCStep(warmup="whitened", adapt_start=50, pool_warmup=True, **kw),
-    "kmc-classic": lambda **kw: KMCStep(adapt_start=50, pool_warmup=True, **kw),
+    "am": lambda **kw: PooledAdaptiveMetropolis(**kw),
+    "am-classic": lambda **kw: PooledAdaptiveMetropolis(warmup="classic", **kw),
+    "kameleon": lambda **kw: PooledKameleonStep(warmup="whitened", n_history=50, **kw),
+    "kmc": lambda **kw: PooledKMCStep(warmup="whitened", adapt_start=50, **kw),
+    "kmc-classic": lambda **kw: PooledKMCStep(adapt_start=50, **kw),
 }
 
 
@@ -37,14 +46,20 @@ def _draws(name, cores, chains=3, tune=400, draws=50):
     return idata
 
 
-@pytest.mark.parametrize("cls", [AdaptiveMetropolis, KameleonStep, KMCStep])
-def test_pool_warmup_builds_a_population_step_of_the_same_kind(cls):
+POOLED = {
+    AdaptiveMetropolis: PooledAdaptiveMetropolis,
+    KameleonStep: PooledKameleonStep,
+    KMCStep: PooledKMCStep,
+}
+
+
+@pytest.mark.parametrize("cls", list(POOLED))
+def test_the_pooled_class_is_a_population_step_of_the_same_kind(cls):
     with mv_model():
-        plain, pooled = cls(), cls(pool_warmup=True)
-    assert not isinstance(plain, PopulationArrayStepShared) and not plain.pool_warmup
+        plain, pooled = cls(), POOLED[cls]()
+    assert not isinstance(plain, PopulationArrayStepShared)
     assert isinstance(pooled, cls) and isinstance(pooled, PopulationArrayStepShared)
-    assert isinstance(pooled, PooledWarmup) and pooled.pool_warmup
-    assert type(pooled) is pooled_variant(cls) is pooled_variant(type(pooled))
+    assert isinstance(pooled, PooledWarmup)
     assert type(pooled).__name__ == f"Pooled{cls.__name__}"
     # the class pickles by reference, also into a fresh interpreter (a spawned PyMC worker)
     assert pickle.loads(pickle.dumps(type(pooled))) is type(pooled)
@@ -120,10 +135,13 @@ def test_sampling_state_round_trip(name):
     assert_states_equal(other.sampling_state, state_a)
 
 
-@pytest.mark.parametrize("value", [1, "yes", None, [True]])
-def test_pool_warmup_must_be_a_bool(value):
-    with mv_model(), pytest.raises(TypeError, match="pool_warmup"):
-        AdaptiveMetropolis(pool_warmup=value)
+@pytest.mark.parametrize("cls", list(POOLED))
+@pytest.mark.parametrize("value", [True, 1, "yes", None])
+def test_pool_warmup_names_the_pooled_class(cls, value):
+    with mv_model(), pytest.raises(ArgumentTypeError, match=f"Pooled{cls.__name__}"):
+        cls(pool_warmup=value)
+    with mv_model():
+        cls(pool_warmup=False)  # (the default, still accepted)
 
 
 def test_shallow_copies_of_a_step_do_not_share_a_proposal():
@@ -140,9 +158,9 @@ def test_shallow_copies_of_a_step_do_not_share_a_proposal():
 def test_with_one_core_the_users_step_holds_the_learned_state():
     # PyMC runs a copy per chain; the copies hand their learned state back at the end of warm-up
     with mv_model():
-        step = KMCStep(adapt_start=50, pool_warmup=True)
+        step = PooledKMCStep(adapt_start=50)
         pm.sample(draws=20, tune=400, chains=3, cores=1, step=step, random_seed=5, **SAMPLE_KW)
     assert step.surrogate is not None and step.kernel_map is not None
     assert copy.copy(step).origin_step is step
     # a pickled step (a worker process) cannot reach the user's object
-    assert not hasattr(cloudpickle.loads(cloudpickle.dumps(step)), "origin_step")
+    assert cloudpickle.loads(cloudpickle.dumps(step)).origin_step is None

@@ -179,11 +179,11 @@ def test_accepted_steps_below_float_resolution_do_not_count_as_moves():
         step = AdaptiveMetropolis()
     step.set_rng(5)
     step.step(model.initial_point())
-    moved, unmoved = step.n_moved, step.n_accepted_unmoved
+    moved, unmoved = step.health.n_moved, step.health.n_accepted_unmoved
     step.accept_state(step.x_current.copy(), step.logp_current, None)  # x + 1e-20: the same floats
-    assert (step.n_moved, step.n_accepted_unmoved) == (moved, unmoved + 1)
+    assert (step.health.n_moved, step.health.n_accepted_unmoved) == (moved, unmoved + 1)
     step.accept_state(step.x_current + 1e-3, step.logp_current, None)
-    assert (step.n_moved, step.n_accepted_unmoved) == (moved + 1, unmoved + 1)
+    assert (step.health.n_moved, step.health.n_accepted_unmoved) == (moved + 1, unmoved + 1)
 
 
 def test_kmc_tiny_scale_is_reported(caplog):
@@ -238,14 +238,14 @@ def test_counts_and_pending_warning_survive_a_sampling_state_round_trip():
     point = model.initial_point()
     for _ in range(150):
         point, _ = step.step(point)
-    assert step.n_moved == 0
+    assert step.health.n_moved == 0
     step.stop_tuning()
-    assert step.stuck_warning is not None and "0 of 150 warm-up" in step.stuck_warning
+    assert step.health.stuck_warning is not None and "0 of 150 warm-up" in step.health.stuck_warning
     saved = step.sampling_state
     clone = copy.deepcopy(step)
     point_a, stats_a = step.step(copy.deepcopy(point))
     assert isinstance(stats_a[0]["warning"], SamplerWarning)
-    assert step.stuck_warning is None
+    assert step.health.stuck_warning is None
     _, stats_next = step.step(point_a)
     assert stats_next[0]["warning"] is None  # emitted once
     clone.sampling_state = saved
@@ -264,12 +264,12 @@ def test_moves_are_counted_during_warm_up_only():
     for _ in range(100):
         point, stats = step.step(point)
         accepted += int(stats[0]["accepted"])
-    assert step.n_moved == accepted > 0 and step.n_accepted_unmoved == 0
+    assert step.health.n_moved == accepted > 0 and step.health.n_accepted_unmoved == 0
     step.stop_tuning()
-    assert step.stuck_warning is None
+    assert step.health.stuck_warning is None
     for _ in range(50):
         point, _ = step.step(point)
-    assert step.n_moved == accepted
+    assert step.health.n_moved == accepted
 
 
 def noisy_estimate(theta, rng):
@@ -285,7 +285,7 @@ def test_a_very_noisy_estimate_is_named_as_the_cause():
     step.set_rng(1)
     step.step(model.initial_point())  # measures the noise at the first iteration
     assert step.noise_sd > 3.0
-    step.n_moved, step.iteration = 0, 200  # as if nothing had been accepted since
+    step.health.n_moved, step.iteration = 0, 200  # as if nothing had been accepted since
     message = step._stuck_chain_message()
     assert "0 of 200 warm-up proposals moved the chain" in message
     assert "very noisy (noise_sd about" in message

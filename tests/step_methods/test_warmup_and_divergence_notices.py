@@ -20,7 +20,7 @@ from pymc.stats.convergence import SamplerWarning, WarningType
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon._compat import posterior_dataset
 from pymc_kameleon.core.proposals.whitened import shortest_warmup
-from pymc_kameleon.step_methods.notices import minimum_warmup_length
+from pymc_kameleon.step_methods import notices
 
 STEPS = [KameleonStep, AdaptiveMetropolis, KMCStep]
 SHORT = "too short for its warm-up to learn the proposal"
@@ -50,6 +50,10 @@ def with_text(messages, text):
 
 # -----------------------------------------------------------------------------------------------
 # a warm-up too short to learn the proposal
+def minimum_warmup_length(step) -> int | None:
+    return notices.minimum_warmup_length(step.warmup_plan)
+
+
 def test_the_minimum_is_one_window_after_the_start_and_before_settling():
     assert minimum_warmup_length(AdaptiveMetropolis(model=gaussian_model())) == 133
     assert shortest_warmup(2) == 133

@@ -37,6 +37,8 @@ from pytensor.graph.op import Op
 from scipy.integrate import odeint
 from scipy.special import gammaln
 
+from pymc_kameleon.bench.real.tables import load_table
+
 __all__ = [
     "FLU_BOYS",
     "FLU_CONFINED",
@@ -384,8 +386,6 @@ def flu_sir_twin() -> pm.Model:
 
 @functools.cache
 def _nile_flow() -> np.ndarray:
-    from pymc_kameleon.bench.real.models import load_table  # models.py imports this module
-
     return load_table("nile.csv")["volume"]
 
 

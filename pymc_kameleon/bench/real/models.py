@@ -17,10 +17,8 @@ needs to draw from the prior), and which model's NUTS run gives the reference.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -37,6 +35,7 @@ from pymc_kameleon.bench.real.blackbox import (
     nile_kalman_twin,
 )
 from pymc_kameleon.bench.real.pk_ode import pk_mm_ode, pk_mm_twin
+from pymc_kameleon.bench.real.tables import load_table
 
 __all__ = [
     "CI_MODELS",
@@ -51,29 +50,8 @@ __all__ = [
     "geometric_filter",
     "get_real_model",
     "linear_recurrence",
-    "load_table",
     "reference_source",
 ]
-
-
-def load_table(name: str) -> dict[str, np.ndarray]:
-    """Read one of the shipped CSV files into float columns.
-
-    Parameters
-    ----------
-    name : str
-        File name in ``pymc_kameleon/bench/real/data`` (e.g. ``"longley.csv"``).
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        One float64 array per column, keyed by the header.
-    """
-    path = resources.files("pymc_kameleon.bench.real") / "data" / name
-    with path.open() as handle:
-        rows = list(csv.reader(handle))
-    header, values = rows[0], np.array(rows[1:], dtype=float)
-    return {col: values[:, k] for k, col in enumerate(header)}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ import pytensor.tensor as pt
 from scipy.integrate import odeint
 
 from pymc_kameleon.bench.real.blackbox import NumpyLogLikelihood
+from pymc_kameleon.bench.real.tables import load_table
 
 __all__ = [
     "PK_DOSE",
@@ -113,8 +114,6 @@ def simulate_pk_data(seed: int = PK_SEED) -> np.ndarray:
 
 @functools.cache
 def _observed() -> np.ndarray:
-    from pymc_kameleon.bench.real.models import load_table  # models.py imports this module
-
     return load_table("pk_mm.csv")["concentration"]
 
 

@@ -37,7 +37,7 @@ from pymc_kameleon.bench.real.models import CI_MODELS, REAL_MODELS, get_real_mod
 from pymc_kameleon.bench.real.reference import load_reference
 from pymc_kameleon.bench.real.scoring import score_run
 from pymc_kameleon.bench.records import load_records, run_resumable
-from pymc_kameleon.bench.samplers import SAMPLERS, SamplerSpec, count_evaluations
+from pymc_kameleon.bench.samplers import SAMPLERS, SamplerSpec, count_evaluations, package_step
 from pymc_kameleon.smc import stage_stat
 
 __all__ = [
@@ -59,33 +59,41 @@ REAL_SAMPLERS: dict[str, SamplerSpec | None] = {
     ),
     "KameleonStep(classic)": replace(SAMPLERS["KAMH-LS"], name="KameleonStep(classic)"),
     "AdaptiveMetropolis()": SamplerSpec(
-        "AdaptiveMetropolis()", lambda p, o: AdaptiveMetropolis(**o), "stat", ours=True
+        "AdaptiveMetropolis()",
+        lambda p, o: package_step(AdaptiveMetropolis, **o),
+        "stat",
+        ours=True,
     ),
-    "KMCStep()": SamplerSpec("KMCStep()", lambda p, o: KMCStep(**o), "stat", ours=True),
+    "KMCStep()": SamplerSpec(
+        "KMCStep()", lambda p, o: package_step(KMCStep, **o), "stat", ours=True
+    ),
     "KameleonStep(whitened)": SamplerSpec(
         "KameleonStep(whitened)",
-        lambda p, o: KameleonStep(warmup="whitened", **o),
+        lambda p, o: package_step(KameleonStep, warmup="whitened", **o),
         "stat",
         ours=True,
     ),
     "KMCStep(whitened)": SamplerSpec(
-        "KMCStep(whitened)", lambda p, o: KMCStep(warmup="whitened", **o), "stat", ours=True
+        "KMCStep(whitened)",
+        lambda p, o: package_step(KMCStep, warmup="whitened", **o),
+        "stat",
+        ours=True,
     ),
     "AdaptiveMetropolis(pooled)": SamplerSpec(
         "AdaptiveMetropolis(pooled)",
-        lambda p, o: AdaptiveMetropolis(pool_warmup=True, **o),
+        lambda p, o: package_step(AdaptiveMetropolis, pool_warmup=True, **o),
         "stat",
         ours=True,
     ),
     "KameleonStep(whitened,pooled)": SamplerSpec(
         "KameleonStep(whitened,pooled)",
-        lambda p, o: KameleonStep(warmup="whitened", pool_warmup=True, **o),
+        lambda p, o: package_step(KameleonStep, warmup="whitened", pool_warmup=True, **o),
         "stat",
         ours=True,
     ),
     "KMCStep(whitened,pooled)": SamplerSpec(
         "KMCStep(whitened,pooled)",
-        lambda p, o: KMCStep(warmup="whitened", pool_warmup=True, **o),
+        lambda p, o: package_step(KMCStep, warmup="whitened", pool_warmup=True, **o),
         "stat",
         ours=True,
     ),

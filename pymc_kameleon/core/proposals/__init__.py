@@ -1,7 +1,7 @@
 """Proposals for Metropolis–Hastings steps, as objects (see :class:`Proposal`).
 
-- :class:`Proposal` and :class:`Transition`: the protocol every proposal follows (in
-  :mod:`~pymc_kameleon.core.proposals.protocol`);
+- :class:`Proposal`, :class:`Transition` and :class:`Outcome`: the protocol every proposal
+  follows (in :mod:`~pymc_kameleon.core.proposals.protocol`);
 - :class:`GaussianRandomWalk`: ``N(x, gamma^2 I + s S(x))`` with a learned ``S`` and scale;
 - :class:`AdaptiveCovarianceProposal`: Haario's adaptive Metropolis;
 - :class:`KameleonProposal`: the kernel-informed Kameleon proposal (and its M H M^T maths);
@@ -9,6 +9,9 @@
 - :class:`AffineMap`: the coordinates a Gaussian random walk may work in (e.g. whitened ones);
 - :class:`CoordinateRandomWalk`: one coordinate at a time, each with its learned scale;
 - :class:`IsotropicRandomWalk`: ``N(x, s I)`` in mapped coordinates (whitened adaptive Metropolis);
+- KMC's moves, :mod:`~pymc_kameleon.core.proposals.trajectory` (a leapfrog trajectory on a
+  learned surrogate) and :mod:`~pymc_kameleon.core.proposals.kmc_moves` (the trajectories and
+  the moves that feed them, as one proposal);
 - :class:`WhitenedProposal`: the unit-free warm-up (per-coordinate start, whitening windows)
   around a main proposal.
 
@@ -38,7 +41,7 @@ from pymc_kameleon.core.proposals.kameleon import (
     scale_for_trace,
 )
 from pymc_kameleon.core.proposals.mixture import MixtureProposal
-from pymc_kameleon.core.proposals.protocol import Proposal, Transition
+from pymc_kameleon.core.proposals.protocol import Outcome, Proposal, Transition
 from pymc_kameleon.core.proposals.random_walk import GaussianRandomWalk
 from pymc_kameleon.core.proposals.whitened import (
     WARMUP_STAGES,
@@ -57,6 +60,7 @@ __all__ = [
     "IsotropicRandomWalk",
     "KameleonProposal",
     "MixtureProposal",
+    "Outcome",
     "Proposal",
     "Transition",
     "WhitenedProposal",

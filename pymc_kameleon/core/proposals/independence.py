@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -487,7 +486,7 @@ class IndependenceMixing:
         if not self.chosen or transition.accept_prob is None:
             return transition
         if self.frozen_weight is not None:
-            return replace(transition, accept_prob=None)
+            return transition.without_acceptance()
         self.tries += 1
         self.accepted += min(1.0, transition.accept_prob / transition.target_factor)
-        return replace(transition, accept_prob=None)
+        return transition.without_acceptance()

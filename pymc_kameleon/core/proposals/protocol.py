@@ -14,17 +14,17 @@ the generator is passed to every call that draws.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-__all__ = ["Proposal", "Transition", "same_state"]
+__all__ = ["Outcome", "Proposal", "Transition", "same_state"]
 
 
-@dataclass(frozen=True)
-class Transition:
+class Transition(NamedTuple):
     """What one Metropolis–Hastings iteration tells a proposal that learns.
 
     Parameters
@@ -41,6 +41,13 @@ class Transition:
     target_factor : float, default 1.0
         Multiplier of every acceptance target: the acceptance ceiling that the noise of a
         stochastic likelihood estimate imposes (1 without noise).
+    log_density : float, default NaN
+        The target's (estimated) log-density at ``state``.
+    outcome : Outcome, optional
+        The iteration's Metropolis–Hastings test, for a proposal that learns from it.
+    evaluate : callable, optional
+        ``x -> log-density`` of the target, for a proposal that learns from finite differences
+        (None for a stochastic likelihood estimate); every call is counted as an evaluation.
     """
 
     state: np.ndarray
@@ -48,6 +55,38 @@ class Transition:
     iteration: int
     tuning: bool
     target_factor: float = 1.0
+    log_density: float = math.nan
+    outcome: Outcome | None = None
+    evaluate: Callable[[np.ndarray], float] | None = None
+
+    def without_acceptance(self) -> Transition:
+        """The same transition with ``accept_prob=None`` (another proposal made the move).
+
+        Returns
+        -------
+        Transition
+        """
+        return self._replace(accept_prob=None)
+
+
+class Outcome(NamedTuple):
+    """How one Metropolis–Hastings test of a candidate ended.
+
+    Parameters
+    ----------
+    logp_current : float
+        The target's log-density at the state the candidate was proposed from.
+    logp_new : float
+        At the candidate (``-inf`` when it was not evaluated).
+    log_ratio : float
+        The log Metropolis–Hastings ratio.
+    accepted : bool
+    """
+
+    logp_current: float
+    logp_new: float
+    log_ratio: float
+    accepted: bool
 
 
 class Proposal(ABC):
@@ -59,6 +98,12 @@ class Proposal(ABC):
 
     #: whether ``q(a | b) = q(b | a)`` for all states: the Hastings term then cancels
     symmetric: ClassVar[bool] = False
+    #: whether the log-densities are minus energies (a Hamiltonian move's kinetic energies):
+    #: the step then sums the ratio as ``H(start) - H(end)``
+    #: (:func:`~pymc_kameleon.core.mh.mh_log_ratio`'s ``as_energies``)
+    hastings_as_energies: ClassVar[bool] = False
+    #: attributes that live for one iteration (e.g. the last candidate's), left out of equality
+    ephemeral: ClassVar[tuple[str, ...]] = ()
     #: name -> (dtype, shape) of every entry :meth:`stats` returns
     stats_dtypes: ClassVar[dict[str, tuple[Any, list]]] = {}
 
@@ -78,7 +123,8 @@ class Proposal(ABC):
         x_new : numpy.ndarray, shape (d,)
             The candidate, of the dtype of ``x``.
         log_q_forward : float
-            ``log q(x_new | x)``.
+            ``log q(x_new | x)``; NaN when there is no candidate (e.g. a trajectory that left
+            the finite numbers): the step then rejects it without evaluating the target.
 
         Raises
         ------
@@ -142,6 +188,22 @@ class Proposal(ABC):
         """
         return np.array([self.log_density(a, b) for a, b in zip(to, frm, strict=True)], dtype=float)
 
+    def review(self, outcome: Outcome) -> dict[str, Any]:
+        """Stats of the candidate just tested (called once per iteration, after the test).
+
+        The default reports nothing; a move with stats of its own (a trajectory's energy
+        error) returns them, keys of the step's stats.
+
+        Parameters
+        ----------
+        outcome : Outcome
+
+        Returns
+        -------
+        dict
+        """
+        return {}
+
     @abstractmethod
     def learn(self, transition: Transition, rng: np.random.Generator) -> None:
         """Learn from the chain after an iteration (called only while the step adapts).
@@ -171,7 +233,9 @@ class Proposal(ABC):
     def end_warmup(self) -> None:
         """Called once at the end of warm-up (e.g. to settle a learned scale)."""
 
-    def plan_warmup(self, warmup_length: int | None) -> None:
+    def plan_warmup(
+        self, warmup_length: int | None, rng: np.random.Generator | None = None
+    ) -> None:
         """Start a chain with this many warm-up iterations (None: unknown); resets.
 
         The default just calls :meth:`reset`; a proposal whose warm-up has stages fits them in.
@@ -179,6 +243,8 @@ class Proposal(ABC):
         Parameters
         ----------
         warmup_length : int or None
+        rng : numpy.random.Generator, optional
+            The chain's generator, for a proposal that draws when a chain starts.
         """
         self.reset()
 
@@ -193,7 +259,8 @@ class Proposal(ABC):
     def __eq__(self, other: object) -> bool:
         """Same type and equal attributes (arrays compared exactly; used by ``sampling_state``).
 
-        Attributes named ``_cache...`` hold values derived from the others and are not compared.
+        Attributes named ``_cache...`` hold values derived from the others and are not compared,
+        nor are those named in :attr:`ephemeral`.
         """
         if type(other) is not type(self):
             return NotImplemented
@@ -203,7 +270,10 @@ class Proposal(ABC):
 
 
 def _state_of(proposal: Proposal) -> dict[str, Any]:
-    return {k: v for k, v in vars(proposal).items() if not k.startswith("_cache")}
+    skipped = proposal.ephemeral
+    return {
+        k: v for k, v in vars(proposal).items() if not k.startswith("_cache") and k not in skipped
+    }
 
 
 def same_state(a: Any, b: Any) -> bool:

@@ -292,8 +292,10 @@ class WhitenedProposal(Proposal):
         """The proposal that makes the moves now: ``start`` or ``main``."""
         return self.start if self.in_start else self.main
 
-    def plan_warmup(self, warmup_length: int | None) -> None:
-        """Fit the stages into a known number of warm-up iterations, and reset.
+    def plan_warmup(
+        self, warmup_length: int | None, rng: np.random.Generator | None = None
+    ) -> None:
+        """Fit the stages into a known number of warm-up iterations, and reset (``rng`` unused).
 
         With ``warmup_length`` the start takes at most a quarter of it, the windows end at
         ``warmup_length - settle`` with ``settle = max(50, warmup_length // 10)`` (the last one
@@ -305,6 +307,8 @@ class WhitenedProposal(Proposal):
         ----------
         warmup_length : int or None
             The number of warm-up iterations (PyMC's ``tune``), if known.
+        rng : numpy.random.Generator, optional
+            Unused (the protocol's).
         """
         self.warmup_length = None if warmup_length is None else int(warmup_length)
         self.reset()

@@ -43,7 +43,6 @@ from pymc_kameleon.bench.real.models import (
     REAL_MODELS,
     REFERENCE_ONLY_MODELS,
     get_real_model,
-    load_table,
     reference_source,
 )
 from pymc_kameleon.bench.real.pk_ode import (
@@ -53,6 +52,7 @@ from pymc_kameleon.bench.real.pk_ode import (
     simulate_pk_data,
 )
 from pymc_kameleon.bench.real.reference import load_reference
+from pymc_kameleon.bench.real.tables import load_table
 
 BLACK_BOX = ("lynx-hare-ode", "nile-kalman", "flu-sir", "pk-mm-ode")
 N_POSTERIOR, N_PRIOR = 30, 30

@@ -24,10 +24,10 @@ from pymc_kameleon.bench.real.models import (
     geometric_filter,
     get_real_model,
     linear_recurrence,
-    load_table,
     longley,
     nile_arma,
 )
+from pymc_kameleon.bench.real.tables import load_table
 
 #: Tests whose graphs the Python linker cannot run: the ARMA models' loop-free recurrence has
 #: Elemwise nodes with more than 32 inputs, over NumPy's limit for a ufunc; they compile in C.

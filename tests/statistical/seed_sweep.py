@@ -1,13 +1,15 @@
 """Seed sweep of the statistical tests: how often would each one fail for a correct sampler?
 
-Runs every case of ``tests/statistical/stat_cases.py`` (the very cases the tests run) at
+Runs every case of ``stat_cases.py`` beside this script (the very cases the tests run) at
 ``--seeds`` consecutive seeds starting from the case's own seed, so the sweep includes the seeds
-that ``pytest --seed-offset 0, 1, 2, ...`` uses. Each finished run is appended to
-``results.jsonl`` at once (a re-run resumes); ``report`` writes ``report.md``::
+that ``pytest --seed-offset 0, 1, 2, ...`` uses. It lives with its cases in ``tests/statistical/``
+(pytest collects only ``test_*.py``), and its results in ``benchmarks/results/seed_sweep/``.
+Each finished run is appended to ``results.jsonl`` at once (a re-run resumes, through
+:func:`pymc_kameleon.bench.records.run_resumable`); ``report`` writes ``report.md``::
 
-    python benchmarks/seed_sweep.py run --seeds 24            # all cases, hours on 2 cores
-    python benchmarks/seed_sweep.py run --seeds 24 --cases gaussian-kmc
-    python benchmarks/seed_sweep.py report
+    python tests/statistical/seed_sweep.py run --seeds 24     # all cases, hours on 2 cores
+    python tests/statistical/seed_sweep.py run --seeds 24 --cases gaussian-kmc
+    python tests/statistical/seed_sweep.py report
 
 How the false-failure rate is estimated: a test fails when any of its ``k`` z-scores reaches
 ``Z_TOL`` (4). With 24 seeds an observed rate can only be bounded to a few percent, so the report
@@ -24,22 +26,20 @@ the interesting number is the smallest max |z| over the seeds, which must stay a
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import subprocess
-import sys
 import time
 import traceback
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
+import stat_cases  # beside this script: its folder is on sys.path when it is run
 from scipy import stats
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "statistical"))
+from pymc_kameleon.bench.records import load_records, run_resumable
 
-import stat_cases  # noqa: E402
-
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "seed_sweep"
 
 
@@ -53,14 +53,20 @@ def _commit() -> str:
         return "unknown"
 
 
-def _done(path: Path) -> set[tuple[str, int, str]]:
-    if not path.exists():
-        return set()
-    with path.open() as f:
-        return {
-            (r["case"], r["seed"], r.get("budget", "")) for r in map(json.loads, f)
-            if r.get("z") is not None
-        }  # fmt: skip
+class SweepRun(NamedTuple):
+    """One case at one seed; ``key`` is what :func:`record_key` gives for its record."""
+
+    case: Any
+    seed: int
+
+    @property
+    def key(self) -> tuple[str, int, str]:
+        return (self.case.name, self.seed, budget(self.case))
+
+
+def record_key(record: dict) -> tuple[str, int, str]:
+    """The run a record is of: its case, seed and budget (records at other budgets stay)."""
+    return (record["case"], record["seed"], record.get("budget", ""))
 
 
 def all_cases() -> dict:
@@ -100,27 +106,27 @@ def run_one(case, seed: int) -> dict:
     return record
 
 
+def _line(record: dict) -> str:
+    return (
+        f"{record['case']:36s} seed {record['seed']:>9d}  "
+        f"max|z| {record.get('max_abs', math.nan):6.2f}  {record['seconds']:6.1f} s"
+    )
+
+
 def run(args) -> None:
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "results.jsonl"
-    done = _done(path)
     commit = _commit()
     selected = [c for n, c in all_cases().items() if not args.cases or args.cases in n]
-    for k in range(args.seeds):
-        for case in selected:  # seeds outer: an interrupted sweep still covers every case
-            seed = case.seed + k
-            if (case.name, seed, budget(case)) in done:
-                continue
-            record = run_one(case, seed)
-            record["commit"] = commit
-            with path.open("a") as f:
-                f.write(json.dumps(record) + "\n")
-            print(
-                f"{case.name:36s} seed {seed:>9d}  max|z| {record.get('max_abs', math.nan):6.2f}"
-                f"  {record['seconds']:6.1f} s",
-                flush=True,
-            )
+    # seeds outer: an interrupted sweep still covers every case
+    runs = [SweepRun(case, case.seed + k) for k in range(args.seeds) for case in selected]
+
+    def run_task(task: SweepRun) -> dict:
+        return {**run_one(task.case, task.seed), "commit": commit}
+
+    run_resumable(
+        runs, run_task, Path(args.out) / "results.jsonl", key=record_key, summary=_line,
+        finished=lambda record: record.get("z") is not None,
+        progress=lambda line: print(line, flush=True),
+    )  # fmt: skip
 
 
 def _failure_estimate(rms: float, k: int, tol: float) -> float:
@@ -165,8 +171,7 @@ def summarise(records: list[dict], case) -> dict:
 
 def report(args) -> None:
     out = Path(args.out)
-    with (out / "results.jsonl").open() as f:
-        records = [json.loads(line) for line in f]
+    records = load_records(out / "results.jsonl")
     commits = sorted({r.get("commit", "?") for r in records})
     rows = []
     for name, case in all_cases().items():
@@ -177,7 +182,7 @@ def report(args) -> None:
     lines = [
         "# Seed sweep of the statistical tests",
         "",
-        f"Command: `python benchmarks/seed_sweep.py run --seeds N` then `... report`; "
+        f"Command: `python tests/statistical/seed_sweep.py run --seeds N` then `... report`; "
         f"commits {', '.join(commits)}. Tolerance |z| < {stat_cases.Z_TOL} MCSE on every "
         "compared mean, variance and quantile; negative controls must reach "
         f"{2 * stat_cases.Z_TOL}. Columns: k = z-scores per run; rms z over all runs and "

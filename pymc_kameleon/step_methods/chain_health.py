@@ -1,0 +1,101 @@
+"""A chain's health: what its moves did during warm-up, and what it tells the user.
+
+PyMC logs every :class:`~pymc.stats.convergence.SamplerWarning` it finds in a step's ``warning``
+stat as the chain passes that iteration (on the ``pymc`` logger, also from worker processes),
+and drops the stat from the result unless ``pm.sample(keep_warning_stat=True)``. A chain
+delivers at most one per iteration, in this order:
+
+1. the start-up's fallback (:mod:`pymc_kameleon.step_methods.start_up`), at the first iteration;
+2. the notices of the chain, each once, in the order they arose: a warm-up too short to learn
+   the proposal (known when the chain starts) and, for :class:`~pymc_kameleon.KMCStep`, the
+   first trajectory that diverged after warm-up (:mod:`pymc_kameleon.step_methods.notices`);
+3. the end-of-warm-up warning of a chain that never moved
+   (:mod:`pymc_kameleon.step_methods.stuck`), after warm-up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pymc_kameleon._compat import SamplerWarning, WarningType
+from pymc_kameleon.core.proposals.protocol import same_state
+
+__all__ = ["ChainHealth"]
+
+
+class ChainHealth:
+    """Per-chain counts of the warm-up's moves, and the warnings waiting to be delivered.
+
+    Parameters
+    ----------
+    notices : dict of str to str, optional
+        Notices the chain starts with (e.g. a too short warm-up), each delivered once.
+
+    Attributes
+    ----------
+    n_moved : int
+        Warm-up proposals accepted that changed the state.
+    n_accepted_unmoved : int
+        Warm-up proposals accepted that were too small to change the state in floating point.
+    n_invalid : int
+        Proposals with a NaN/-inf log-density (or a trajectory that left the finite numbers).
+    stuck_warning, start_up_warning : str or None
+        Messages waiting for their iteration.
+    notices : dict of str to (str or None)
+        Each key once per chain; None once delivered.
+    """
+
+    def __init__(self, notices: dict[str, str] | None = None) -> None:
+        self.n_moved = 0
+        self.n_accepted_unmoved = 0
+        self.n_invalid = 0
+        self.stuck_warning: str | None = None
+        self.start_up_warning: str | None = None
+        self.notices: dict[str, str | None] = dict(notices or {})
+
+    def count_accepted(self, x_new: np.ndarray, x_old: np.ndarray) -> None:
+        """Count an accepted warm-up proposal as a move, or as one that changed nothing."""
+        if np.array_equal(x_new, x_old):
+            self.n_accepted_unmoved += 1
+        else:
+            self.n_moved += 1
+
+    def note(self, key: str, message: str) -> None:
+        """Queue a notice, once per chain (a later one under the same key is dropped)."""
+        if key not in self.notices:
+            self.notices[key] = message
+
+    def warning_stat(self, iteration: int, tuning: bool) -> SamplerWarning | None:
+        """The ``warning`` stat of this iteration (see the module docstring for the order).
+
+        Parameters
+        ----------
+        iteration : int
+        tuning : bool
+            Whether the chain is in warm-up (the stuck-chain warning waits for its end).
+
+        Returns
+        -------
+        SamplerWarning or None
+        """
+        if self.start_up_warning is not None:
+            message, self.start_up_warning = self.start_up_warning, None
+            return SamplerWarning(WarningType.CONVERGENCE, message, "warning", step=iteration)
+        for key, message in self.notices.items():
+            if message is not None:
+                self.notices[key] = None  # (the key stays: each notice is given once per chain)
+                return SamplerWarning(WarningType.BAD_PARAMS, message, "warning", step=iteration)
+        if self.stuck_warning is None or tuning:
+            return None
+        message, self.stuck_warning = self.stuck_warning, None
+        return SamplerWarning(WarningType.CONVERGENCE, message, "error", step=iteration)
+
+    def __eq__(self, other: Any) -> bool:
+        """Equal counts and messages (``sampling_state`` round trips compare states)."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return same_state(vars(self), vars(other))
+
+    __hash__ = None  # type: ignore[assignment]
