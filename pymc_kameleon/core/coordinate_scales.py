@@ -36,7 +36,7 @@ from pymc_kameleon.core.checks import (
     check_positive,
     show,
 )
-from pymc_kameleon.core.proposals.protocol import same_state
+from pymc_kameleon.core.proposals.protocol import ComparedByState
 
 __all__ = ["SEARCH_GAIN", "CoordinateScales", "gaussian_coordinate_scale"]
 
@@ -65,7 +65,7 @@ def gaussian_coordinate_scale(target: float = 0.44) -> float:
     return 2.0 / math.tan(math.pi * target / 2.0)
 
 
-class CoordinateScales:
+class CoordinateScales(ComparedByState):
     """One Robbins–Monro log-scale per coordinate, each driven by its own acceptance probability.
 
     Parameters
@@ -188,14 +188,6 @@ class CoordinateScales:
         # side of the target of each coordinate's first acceptance (1 above, -1 below, 0 none
         # yet); 2 once an acceptance fell on the other side, which ends the search
         self._first_side = np.zeros(self._dim, dtype=np.int64)
-
-    def __eq__(self, other: object) -> bool:
-        """Same settings, scales and update counts (exact comparison)."""
-        if type(other) is not type(self):
-            return NotImplemented
-        return same_state(vars(self), vars(other))
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 def _check_target(target: float) -> float:

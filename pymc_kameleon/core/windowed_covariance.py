@@ -28,7 +28,7 @@ from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from pymc_kameleon.core.adaptation import RunningMoments
 from pymc_kameleon.core.checks import check_int, check_nonnegative, check_vector
 from pymc_kameleon.core.proposals.affine import AffineMap
-from pymc_kameleon.core.proposals.protocol import same_state
+from pymc_kameleon.core.proposals.protocol import ComparedByState
 
 __all__ = ["RELATIVE_JITTER", "WindowedCovariance", "whitening_map"]
 
@@ -43,7 +43,7 @@ positive definite with ``shrinkage=0`` and fewer states than dimensions.
 _SYMMETRY_TOLERANCE = 1e-8
 
 
-class WindowedCovariance:
+class WindowedCovariance(ComparedByState):
     """Sample covariance of the states of the current warm-up window, shrunk toward its diagonal.
 
     Parameters
@@ -154,14 +154,6 @@ class WindowedCovariance:
     def reset(self) -> None:
         """Forget the current window's states (e.g. for a new chain)."""
         self._moments.reset()
-
-    def __eq__(self, other: object) -> bool:
-        """Same settings and the same states in the current window (exact comparison)."""
-        if type(other) is not type(self):
-            return NotImplemented
-        return same_state(vars(self), vars(other))
-
-    __hash__ = None  # type: ignore[assignment]
 
     def _estimate(self) -> np.ndarray | None:
         n = self._moments.count

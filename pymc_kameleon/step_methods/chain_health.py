@@ -15,17 +15,15 @@ delivers at most one per iteration, in this order:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from pymc_kameleon._compat import SamplerWarning, WarningType
-from pymc_kameleon.core.proposals.protocol import same_state
+from pymc_kameleon.core.proposals.protocol import ComparedByState
 
 __all__ = ["ChainHealth"]
 
 
-class ChainHealth:
+class ChainHealth(ComparedByState):
     """Per-chain counts of the warm-up's moves, and the warnings waiting to be delivered.
 
     Parameters
@@ -91,11 +89,3 @@ class ChainHealth:
             return None
         message, self.stuck_warning = self.stuck_warning, None
         return SamplerWarning(WarningType.CONVERGENCE, message, "error", step=iteration)
-
-    def __eq__(self, other: Any) -> bool:
-        """Equal counts and messages (``sampling_state`` round trips compare states)."""
-        if type(other) is not type(self):
-            return NotImplemented
-        return same_state(vars(self), vars(other))
-
-    __hash__ = None  # type: ignore[assignment]

@@ -10,12 +10,11 @@ evaluation and a pseudo-marginal chain never re-estimates its current state.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from pymc_kameleon._compat import compile_pytensor, join_nonshared_inputs
-from pymc_kameleon.core.proposals.protocol import same_state
+from pymc_kameleon.core.proposals.protocol import ComparedByState
 from pymc_kameleon.pseudo_marginal import noise_variables, strip_noisy_guards
 from pymc_kameleon.step_methods.noise import check_noise_ownership, compile_noisy_log_density
 
@@ -129,7 +128,7 @@ class ModelLogDensity:
         return lambda x: float(noisy(np.asarray(x, dtype=float), frozen))
 
 
-class CurrentPoint:
+class CurrentPoint(ComparedByState):
     """A chain's current point, its (estimated) log-density, and that estimate's noise.
 
     Attributes
@@ -180,11 +179,3 @@ class CurrentPoint:
             not np.array_equal(var.get_value(borrow=True), old)
             for var, old in zip(shared.values(), self.shared_snapshot, strict=True)
         )
-
-    def __eq__(self, other: Any) -> bool:
-        """Equal points, values and noise (``sampling_state`` round trips compare states)."""
-        if type(other) is not type(self):
-            return NotImplemented
-        return same_state(vars(self), vars(other))
-
-    __hash__ = None  # type: ignore[assignment]

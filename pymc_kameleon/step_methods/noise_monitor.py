@@ -10,11 +10,10 @@ targets. The chain keeps its stored estimate: the fresh ones only measure.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
-from pymc_kameleon.core.proposals.protocol import same_state
+from pymc_kameleon.core.proposals.protocol import ComparedByState
 
 __all__ = ["NOISE_CHECK_REPEATS", "NoiseMonitor"]
 
@@ -24,7 +23,7 @@ NOISE_CHECK_REPEATS = 4
 MIN_NOISE_CEILING = 0.05
 
 
-class NoiseMonitor:
+class NoiseMonitor(ComparedByState):
     """Per-chain measurement of a stochastic log-density estimate's noise."""
 
     def __init__(self) -> None:
@@ -70,11 +69,3 @@ class NoiseMonitor:
             return 1.0
         ceiling = self.null_accept_sum / self.null_accept_count
         return min(1.0, max(MIN_NOISE_CEILING, ceiling))
-
-    def __eq__(self, other: Any) -> bool:
-        """Equal sums and counts (``sampling_state`` round trips compare states)."""
-        if type(other) is not type(self):
-            return NotImplemented
-        return same_state(vars(self), vars(other))
-
-    __hash__ = None  # type: ignore[assignment]

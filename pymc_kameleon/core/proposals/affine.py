@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pymc_kameleon.core.proposals.protocol import same_state
+from pymc_kameleon.core.proposals.protocol import ComparedByState
 
 __all__ = ["AffineMap", "diagonal_map"]
 
 
 @dataclass(frozen=True, eq=False)
-class AffineMap:
+class AffineMap(ComparedByState):
     """Kernel coordinates ``u = inverse @ (x - shift)``; back: ``x = shift + matrix @ u``.
 
     A learner (e.g. one that whitens by a warm-up covariance estimate) hands it to a proposal's
@@ -69,14 +69,6 @@ class AffineMap:
             ``shift + matrix @ u`` for each point (a new array).
         """
         return self.shift + np.asarray(u, dtype=float) @ self.matrix.T
-
-    def __eq__(self, other: object) -> bool:
-        """Exact equality of every field (arrays compared element by element)."""
-        if type(other) is not type(self):
-            return NotImplemented
-        return same_state(vars(self), vars(other))
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 def diagonal_map(shift: np.ndarray, scales: np.ndarray) -> AffineMap:

@@ -35,7 +35,7 @@ from scipy.special import gammaln
 
 from pymc_kameleon.core.adaptation import RunningMoments
 from pymc_kameleon.core.proposals.affine import AffineMap
-from pymc_kameleon.core.proposals.protocol import Proposal, Transition, same_state
+from pymc_kameleon.core.proposals.protocol import ComparedByState, Proposal, Transition
 from pymc_kameleon.core.windowed_covariance import whitening_map
 
 __all__ = ["IndependenceMixing", "IndependenceProposal", "student_t_log_density"]
@@ -334,7 +334,7 @@ class IndependenceProposal(Proposal):
         return {}
 
 
-class IndependenceMixing:
+class IndependenceMixing(ComparedByState):
     """Mixes independence moves into another proposal's, with a share that follows acceptance.
 
     Each iteration is an independence move with probability ``w``, else a move of the other
@@ -368,14 +368,6 @@ class IndependenceMixing:
         self.frozen_weight: float | None = None
         #: moments of the states kept after warm-up (see :meth:`follow_kept`)
         self.kept = RunningMoments(proposal.dim)
-
-    def __eq__(self, other: object) -> bool:
-        """Same attributes (the proposal compared as a proposal; used by ``sampling_state``)."""
-        if type(other) is not type(self):
-            return NotImplemented
-        return same_state(vars(self), vars(other))
-
-    __hash__ = None  # type: ignore[assignment]
 
     def freeze(self) -> None:
         """Keep the current share from now on (a fixed kernel, for the draws after warm-up), and

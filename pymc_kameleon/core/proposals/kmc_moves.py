@@ -29,7 +29,7 @@ from pymc_kameleon.core.local_precision import LocalWidthScores
 from pymc_kameleon.core.proposals.adaptive_covariance import AdaptiveCovarianceProposal
 from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.isotropic_walk import IsotropicRandomWalk
-from pymc_kameleon.core.proposals.protocol import Outcome, Proposal, Transition, same_state
+from pymc_kameleon.core.proposals.protocol import ComparedByState, Outcome, Proposal, Transition
 from pymc_kameleon.core.proposals.trajectory import (
     TRAJECTORY_STATS,
     SurrogateTrajectory,
@@ -72,7 +72,7 @@ SURROGATE_STATS = {
 WHITENED_WARMUP_STATS = {"warmup_stage": (np.int64, []), "n_windows": (np.int64, [])}
 
 
-class KMCSettings:
+class KMCSettings(ComparedByState):
     """What a KMC chain is built from (fixed for the run; see ``KMCStep`` for each).
 
     Parameters
@@ -105,14 +105,6 @@ class KMCSettings:
         self.warmup, self.schedule = warmup, schedule
         self.warmup_explore, self.explore_after_warmup = warmup_explore, explore_after_warmup
         self.local_coordinates, self.initial_history = local_coordinates, initial_history
-
-    def __eq__(self, other: object) -> bool:
-        """Equal settings (``sampling_state`` round trips compare them)."""
-        if not isinstance(other, KMCSettings):
-            return NotImplemented
-        return same_state(vars(self), vars(other))
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 class KMCMoves(Proposal):

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-__all__ = ["Outcome", "Proposal", "Transition", "same_state"]
+__all__ = ["ComparedByState", "Outcome", "Proposal", "Transition", "same_state"]
 
 
 class Transition(NamedTuple):
@@ -298,3 +298,16 @@ def same_state(a: Any, b: Any) -> bool:
     if isinstance(a, float) and a != a:  # NaN
         return b != b
     return bool(a == b)
+
+
+class ComparedByState:
+    """Mixin: equal when of the same type with equal attributes (:func:`same_state`: arrays
+    exactly, NaN equal to NaN), as PyMC's ``sampling_state`` round trips compare per-chain state.
+    """
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return same_state(vars(self), vars(other))
+
+    __hash__ = None  # type: ignore[assignment]
