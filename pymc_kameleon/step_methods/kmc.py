@@ -14,10 +14,11 @@ import warnings
 from typing import Any, ClassVar
 
 import numpy as np
+from pymc.step_methods.arraystep import PopulationArrayStepShared
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, SamplerWarning, dataclass_state
 from pymc_kameleon.core.adaptation import ScaleAdapter
-from pymc_kameleon.core.checks import check_choice
+from pymc_kameleon.core.checks import check_bool, check_choice
 from pymc_kameleon.core.hamiltonian import UniformTrajectoryLength
 from pymc_kameleon.core.proposals import AffineMap, Proposal
 from pymc_kameleon.core.proposals.kmc_moves import (
@@ -41,6 +42,7 @@ from pymc_kameleon.step_methods.arguments import (
 from pymc_kameleon.step_methods.kmc_basis import basis_size_warning
 from pymc_kameleon.step_methods.notices import WarmupPlan, divergence_message
 from pymc_kameleon.step_methods.options import document_options
+from pymc_kameleon.step_methods.pooled_warmup import PooledWarmup
 from pymc_kameleon.step_methods.progress import ProgressField
 
 __all__ = ["KMCState", "KMCStep"]
@@ -62,7 +64,7 @@ class KMCState(AdaptiveMHState):
 
 
 @document_options
-class KMCStep(AdaptiveMHStep):
+class KMCStep(PooledWarmup, AdaptiveMHStep, PopulationArrayStepShared):
     r"""Kernel Hamiltonian Monte Carlo: HMC on a surrogate gradient learned from the chain.
 
     KMC (Strathmann, Sejdinovic, Livingstone, Szabo, Gretton, NeurIPS 2015) fits a kernel
@@ -334,7 +336,7 @@ class KMCStep(AdaptiveMHStep):
         self,
         vars=None,
         *,
-        estimator: str = "lite",
+        estimator: str = "auto",
         n_history: int = 500,
         n_features: int = 500,
         lengthscale: str | float = "cv",
@@ -352,10 +354,12 @@ class KMCStep(AdaptiveMHStep):
         history_capacity: int | None = None,
         initial_history: np.ndarray | None = None,
         independence: str = "always",
-        coordinates: str = "global",
+        coordinates: str = "local",
+        pool_warmup: bool = True,
         **options: Any,
     ) -> None:
         self.coordinates_choice = check_choice("coordinates", coordinates, tuple(COORDINATES))
+        self.pool_warmup = check_bool("pool_warmup", pool_warmup)
         self.learner_settings = LearnerSettings.from_arguments(
             estimator, n_history, n_features, lengthscale, regularisation, mass,
             adapt_start, refit_growth, history_capacity,
