@@ -45,10 +45,11 @@ class PooledWarmup:
 
     PyMC runs a shallow copy of the step per chain and never the step object the user passed.
     The copies share its ``origin_step`` (the object itself, held by a :class:`ProcessLocal`),
-    and at the end of warm-up each copy that runs in the user's process (``cores=1``) writes its
-    learned state back to it, so that, as without pooling, the step holds the last chain's
-    learned proposal (what the plotting helpers read). Copies sent to worker processes arrive
-    without it.
+    and each copy, when PyMC links it to the population, hands the user's object its own
+    proposal and current point: so that, as without pooling, the step the user holds shows the last chain's
+    proposal as that chain learns it, during and after the run (what the plotting helpers
+    read). Copies sent to worker processes (``cores > 1``) learn in their own copy, which does
+    not come back.
     """
 
     #: whether warm-up learns from the other chains (a step may take it as an argument)
@@ -62,14 +63,6 @@ class PooledWarmup:
     def origin_step(self) -> Any:
         """The step object the user built (None in a worker process)."""
         return self.origin.value
-
-    def stop_tuning(self) -> None:
-        """End warm-up; hand the learned state to the user's step object (same process)."""
-        was_tuning = bool(self.tune)
-        super().stop_tuning()
-        origin = self.origin_step
-        if was_tuning and origin is not None and origin is not self:
-            origin.sampling_state = self.sampling_state
 
     def link_population(self, population: list, chain_index: int) -> None:
         """Link the step to the population's list of current points (PyMC calls this).
@@ -87,6 +80,10 @@ class PooledWarmup:
         self.population = population
         self.this_chain = chain_index
         self.other_chains = [c for c in range(len(population)) if c != chain_index]
+        origin = self.origin_step
+        if origin is not None and origin is not self:
+            # live links: the chain's own proposal and current point, updated as it runs
+            origin.proposal, origin.current = self.proposal, self.current
 
     def astep(self, q0: Any) -> Any:
         """Learn from the other chains' states (warm-up only), then the step's own iteration."""

@@ -40,8 +40,16 @@ ADAPT_START = 50
 
 
 def make_kmc(vars=None, **kwargs) -> KMCStep:
-    """A KMC step with small budgets unless overridden."""
+    """A KMC step with small budgets unless overridden.
+
+    The mechanics tested here are those of one chain learning alone with the lite surrogate in
+    the whitened coordinates; the defaults (pooled, local coordinates, ``"auto"``) are tested
+    in ``test_kmc_defaults.py``.
+    """
     defaults = {
+        "estimator": "lite",
+        "coordinates": "global",
+        "pool_warmup": False,
         "adapt_start": ADAPT_START,
         "n_history": 60,
         "n_features": 40,
@@ -513,7 +521,7 @@ def test_basis_is_capped_at_the_stored_states():
     nor grow with the kept draws after warm-up (issue 46: 3300 points after 3000 draws)."""
     with pm.Model():
         pm.Normal("x", 0.0, 1.0, shape=2)
-        step = KMCStep(n_history=5000)
+        step = KMCStep(n_history=5000, estimator="lite")
         with pytest.warns(UserWarning, match=r"n_history=5000\): warm-up stores at most 300"):
             result = pm.sample(
                 tune=300,

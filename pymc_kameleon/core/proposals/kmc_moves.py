@@ -422,7 +422,21 @@ class KMCMoves(Proposal):
         if self.explore.stage == "start":  # the stuck start is not learned
             return
         if self.learner.learn(self.coordinates.to_kernel(x), t, rng, tuning=True):
+            self._carry_step_size()
+
+    def _carry_step_size(self) -> None:
+        """After a fit in new whitened coordinates: the step size carries over.
+
+        The first fit learns the step size from scratch. A later change of the whitening map
+        (or of the surrogate's kind) refits in coordinates of the same units, where the step
+        size already learned still fits: only its average restarts. Learning it afresh at the
+        map's last change, at the start of the final tenth of warm-up, left some chains with a
+        step size ten times too small (the mapped banana, issue 48).
+        """
+        if self.step_scale.updates == 0:
             self.step_scale.reset()
+        else:
+            self.step_scale.restart()
 
     def _learns_at(self, t: int, rng: np.random.Generator) -> bool:
         p = self.settings.schedule.probability(t, True)
@@ -442,7 +456,7 @@ class KMCMoves(Proposal):
             return  # each chain learns from its own moves until its map exists
         for x in states:
             if self.learner.learn(self.coordinates.to_kernel(x), iteration, rng, tuning=True):
-                self.step_scale.reset()
+                self._carry_step_size()
 
     def end_warmup(self) -> None:
         """Fix the step-size scale at its weighted warm-up average; freeze the exploration."""

@@ -361,9 +361,9 @@ class SurrogateLearner:
     def change_coordinates(self, function) -> None:
         """Re-express the learned states in new coordinates and start the fit afresh.
 
-        The surrogate, metric, surrogate scale and a cross-validated length scale were learned
-        in the old coordinates, so they are dropped; the next :meth:`learn` refits (as a first
-        fit, re-choosing the length scale).
+        The surrogate, metric and surrogate scale were learned in the old coordinates, so they
+        are dropped; the next :meth:`learn` refits, re-choosing a cross-validated length scale
+        on the narrow grid about the old one (both coordinates have the same units, whitened).
 
         Parameters
         ----------
@@ -373,8 +373,6 @@ class SurrogateLearner:
         self.history.transform_states(function)
         self.surrogate = None
         self.active_estimator = "finite" if self.settings.estimator == "finite" else "lite"
-        if self.settings.lengthscale is None:
-            self.lengthscale = math.nan
         self.metric = DiagonalMetric()
         self.surrogate_scale = 1.0
         self.calibration_sums = np.zeros(3)
