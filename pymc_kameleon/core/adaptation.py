@@ -430,9 +430,16 @@ class ScaleAdapter:
         self.weighted_sum = 0.0
         self.weight_sum = 0.0
 
-    def reset(self) -> None:
-        """Start afresh: the initial log-scale, no updates, no average."""
-        self.log_scale = float(self.initial_log_scale)
+    def reset(self, keep_scale: bool = False) -> None:
+        """Start afresh: no updates, no average, and the initial log-scale unless ``keep_scale``.
+
+        Parameters
+        ----------
+        keep_scale : bool, default False
+            Start the Robbins–Monro steps afresh from the current log-scale instead.
+        """
+        if not keep_scale:
+            self.log_scale = float(self.initial_log_scale)
         self.updates = 0
         self.weighted_sum = 0.0
         self.weight_sum = 0.0

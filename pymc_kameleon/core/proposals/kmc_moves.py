@@ -427,16 +427,14 @@ class KMCMoves(Proposal):
     def _carry_step_size(self) -> None:
         """After a fit in new whitened coordinates: the step size carries over.
 
-        The first fit learns the step size from scratch. A later change of the whitening map
-        (or of the surrogate's kind) refits in coordinates of the same units, where the step
-        size already learned still fits: only its average restarts. Learning it afresh at the
-        map's last change, at the start of the final tenth of warm-up, left some chains with a
-        step size ten times too small (the mapped banana, issue 48).
+        The first fit learns the step size from its initial range. A later change of the
+        whitening map (or of the surrogate's kind) refits in coordinates of the same units,
+        where the step size already learned is the better start: the Robbins–Monro steps start
+        afresh from it. From the initial range, the map's last change (at the start of the
+        final tenth of warm-up) left some chains with a step size ten times too small (the
+        mapped banana, issue 48).
         """
-        if self.step_scale.updates == 0:
-            self.step_scale.reset()
-        else:
-            self.step_scale.restart()
+        self.step_scale.reset(keep_scale=True)
 
     def _learns_at(self, t: int, rng: np.random.Generator) -> bool:
         p = self.settings.schedule.probability(t, True)
