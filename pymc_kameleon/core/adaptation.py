@@ -413,7 +413,7 @@ class ScaleAdapter:
         """Move the iterate to :meth:`final` (at the end of warm-up)."""
         self.log_scale = self.final()
 
-    def restart(self, log_scale: float | None = None) -> None:
+    def restart(self, log_scale: float | None = None, updates: int | None = None) -> None:
         """Forget the iterate average, optionally jumping to a new log-scale.
 
         Call it when the meaning of the scale changed (e.g. a new kernel bandwidth): the old
@@ -424,22 +424,19 @@ class ScaleAdapter:
         ----------
         log_scale : float, optional
             New iterate; by default it stays where it is.
+        updates : int, optional
+            Go on with the steps of at most this many updates (larger steps again).
         """
         if log_scale is not None:
             self.log_scale = float(log_scale)
+        if updates is not None:
+            self.updates = min(self.updates, int(updates))
         self.weighted_sum = 0.0
         self.weight_sum = 0.0
 
-    def reset(self, keep_scale: bool = False) -> None:
-        """Start afresh: no updates, no average, and the initial log-scale unless ``keep_scale``.
-
-        Parameters
-        ----------
-        keep_scale : bool, default False
-            Start the Robbins–Monro steps afresh from the current log-scale instead.
-        """
-        if not keep_scale:
-            self.log_scale = float(self.initial_log_scale)
+    def reset(self) -> None:
+        """Start afresh: the initial log-scale, no updates, no average."""
+        self.log_scale = float(self.initial_log_scale)
         self.updates = 0
         self.weighted_sum = 0.0
         self.weight_sum = 0.0

@@ -49,6 +49,10 @@ __all__ = [
 
 #: what a divergent trajectory counts as in the step-size tuning (a rejection counts 0)
 DIVERGENT_ACCEPT_STAT = -10.0
+#: after a change of coordinates the step size goes on with the Robbins–Monro step of this
+#: update (gain 0.2): it follows the new surrogate within the settling stretch, and a divergence
+#: (counted as acceptance -10) costs a factor 0.12 rather than the e^-10 of a first step
+CARRIED_STEP_UPDATES = 25
 #: before the first fit the proposal is a random walk, tuned like one
 RANDOM_WALK_TARGET = 0.234
 #: ridge of the classic random walk's covariance, relative to its mean variance
@@ -429,12 +433,15 @@ class KMCMoves(Proposal):
 
         The first fit learns the step size from its initial range. A later change of the
         whitening map (or of the surrogate's kind) refits in coordinates of the same units,
-        where the step size already learned is the better start: the Robbins–Monro steps start
-        afresh from it. From the initial range, the map's last change (at the start of the
-        final tenth of warm-up) left some chains with a step size ten times too small (the
-        mapped banana, issue 48).
+        where the step size already learned is the better start: it goes on from there, with
+        the steps of :data:`CARRIED_STEP_UPDATES` updates. Learned afresh, the map's last change
+        (at the start of the final tenth of warm-up) left some chains with a step size ten
+        times too small (the mapped banana, issue 48).
         """
-        self.step_scale.reset(keep_scale=True)
+        if self.step_scale.updates == 0:
+            self.step_scale.reset()
+        else:
+            self.step_scale.restart(updates=CARRIED_STEP_UPDATES)
 
     def _learns_at(self, t: int, rng: np.random.Generator) -> bool:
         p = self.settings.schedule.probability(t, True)
