@@ -254,10 +254,12 @@ def test_change_coordinates_re_expresses_the_states_and_refits_afresh():
         learner.learn(rng.normal(size=D), t, rng, tuning=True)
     assert learner.surrogate is not None and math.isfinite(learner.lengthscale)
     before = learner.history.values[: learner.history.size].copy()
+    old_lengthscale = learner.lengthscale
     learner.change_coordinates(lambda rows: 10.0 * rows - 2.0)
     np.testing.assert_allclose(learner.history.values[: learner.history.size], 10.0 * before - 2.0)
-    # everything fitted in the old coordinates is gone; the next state refits (a first fit)
-    assert learner.surrogate is None and math.isnan(learner.lengthscale)
+    # the fit in the old coordinates is gone; the next state refits (a first fit), choosing the
+    # length scale again from the old one (within the bounds of the new states' spread)
+    assert learner.surrogate is None and learner.lengthscale == old_lengthscale
     assert learner.surrogate_scale == 1.0
     assert learner.learn(10.0 * rng.normal(size=D) - 2.0, 40, rng, tuning=True)
     assert learner.surrogate is not None
