@@ -124,7 +124,7 @@ def test_finite_absorbs_every_state_online():
 
 @pytest.mark.parametrize(("factor", "beta"), [(0.5, 0.5), (2.0, 1.0)])
 def test_calibration_learns_beta_after_enough_proposals(factor, beta):
-    # beta is the least-squares factor, capped at 1 (a surrogate is never made steeper)
+    # beta is the median factor, capped at 1 (a surrogate is never made steeper)
     learner, rng = learner_with(lengthscale=1.0), np.random.default_rng(6)
     feed(learner, 20, rng)
     points = rng.standard_normal((30, D))
@@ -136,7 +136,24 @@ def test_calibration_learns_beta_after_enough_proposals(factor, beta):
             assert learner.surrogate_scale == 1.0
     assert learner.surrogate_scale == pytest.approx(beta)
     learner.calibrate(points[0], points[1], math.nan)  # ignored
-    assert learner.calibration_sums[2] == 25
+    assert len(learner.calibration_ratios) == 25
+
+
+def test_calibration_is_not_taken_away_by_a_few_wild_trajectories():
+    # a surrogate change unrelated to the target's in a few trajectories (the finite surrogate
+    # oscillating where its history is thin) moved a least-squares beta from 1 to 0.06
+    learner, rng = learner_with(lengthscale=1.0), np.random.default_rng(6)
+    feed(learner, 20, rng)
+    points = rng.standard_normal((60, D))
+    for i in range(40):
+        x, x_new = points[i], points[i + 1]
+        df = learner.surrogate.value(x_new) - learner.surrogate.value(x)
+        learner.calibrate(x, x_new, 0.8 * df)
+    scale = learner.surrogate_scale
+    for i in range(40, 45):  # what a wild surrogate change looks like to the calibration
+        learner.calibrate(points[i], points[i] + 50.0 * (points[i + 1] - points[i]), 0.5)
+    assert scale == pytest.approx(0.8)
+    assert learner.surrogate_scale > 0.7
 
 
 def test_initial_history_is_learned_without_a_fit():
