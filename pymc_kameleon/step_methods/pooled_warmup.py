@@ -46,10 +46,10 @@ class PooledWarmup:
     PyMC runs a shallow copy of the step per chain and never the step object the user passed.
     The copies share its ``origin_step`` (the object itself, held by a :class:`ProcessLocal`),
     and each copy, when PyMC links it to the population, hands the user's object its own
-    proposal and current point: so that, as without pooling, the step the user holds shows the last chain's
-    proposal as that chain learns it, during and after the run (what the plotting helpers
-    read). Copies sent to worker processes (``cores > 1``) learn in their own copy, which does
-    not come back.
+    proposal and current point: so that, as without pooling, the step the user holds shows the
+    last chain's proposal as that chain learns it, during and after the run (what the plotting
+    helpers read). Copies sent to worker processes (``cores > 1``) learn in their own copy,
+    which does not come back.
     """
 
     #: whether warm-up learns from the other chains (a step may take it as an argument)

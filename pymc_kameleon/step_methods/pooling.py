@@ -1,22 +1,14 @@
-"""Warm-up pooled across chains, through PyMC's population sampling: explicit step classes.
+"""The pooled classes of the steps that do not pool by default.
 
-``pm.sample`` runs its population sampler for a step that is a
-:class:`~pymc.step_methods.arraystep.PopulationArrayStepShared`: all chains in lock-step
-(``cores > 1`` puts each chain in its own process and sends it the population at every
-iteration), and each chain sees the current points of the others. :class:`PooledKameleonStep`,
-:class:`PooledAdaptiveMetropolis`, :class:`PooledKMCStep` and :class:`PooledAdaptiveMHStep` are
-the package's steps with :class:`PooledWarmup` mixed in: during warm-up, before each of its
-iterations, the step hands the other chains' states to what its proposal learns from
-(:meth:`~pymc_kameleon.core.proposals.Proposal.observe`: the history, the covariance windows,
-KMC's surrogate history); it learns from the states of every chain, from starts spread over the
-posterior. After warm-up nothing is pooled: every chain's kernel is frozen and the chains are
-independent again, so each is an exact Metropolis–Hastings chain. They take the arguments of
-the step they pool.
+:class:`PooledKameleonStep`, :class:`PooledAdaptiveMetropolis` and :class:`PooledAdaptiveMHStep`
+are the package's steps with :class:`~pymc_kameleon.step_methods.pooled_warmup.PooledWarmup`
+mixed in, as PyMC population steps: during warm-up every chain learns from the states of all
+chains (see :mod:`~pymc_kameleon.step_methods.pooled_warmup`). They take the arguments of the
+step they pool. :class:`~pymc_kameleon.KMCStep` pools by default; :class:`PooledKMCStep` is its
+earlier name.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from pymc.step_methods.arraystep import PopulationArrayStepShared
 

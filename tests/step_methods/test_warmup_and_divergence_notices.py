@@ -9,7 +9,6 @@ said nothing; KMC's divergences made PyMC advise "Increase `target_accept`", whi
 from __future__ import annotations
 
 import functools
-
 import logging
 
 import numpy as np
