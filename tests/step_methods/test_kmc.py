@@ -43,8 +43,8 @@ def make_kmc(vars=None, **kwargs) -> KMCStep:
     """A KMC step with small budgets unless overridden.
 
     The mechanics tested here are those of one chain learning alone with the lite surrogate in
-    the whitened coordinates; the defaults (pooled, local coordinates, ``"auto"``) are tested
-    in ``test_kmc_defaults.py``.
+    the whitened coordinates; the defaults (pooled, local coordinates) are tested in
+    ``test_pooled_warmup.py`` and ``test_kmc_local_coordinates.py``.
     """
     defaults = {
         "estimator": "lite",
