@@ -250,11 +250,15 @@ class KMCStep(PooledWarmup, AdaptiveMHStep, PopulationArrayStepShared):
         seeds: min ESS 346 with them kept, 214 in warm-up only; BENCHMARKS.md); ``"warmup"``
         uses them in warm-up only; ``"off"`` never.
         See :doc:`/concepts/warmup`.
-    coordinates : {"local", "global"}, default "local"
+    coordinates : {"global", "local"}, default "global"
         Where the surrogate, its length scale, the mass and the step size live, with
         ``warmup="whitened"``. "global": the warm-up's whitened coordinates (unit global
         covariance). "local": coordinates of unit *average local precision*, which keep a
-        curved posterior's thin direction as wide as the others. Every
+        curved posterior's thin direction as wide as the others; pooled, they took the 8-D
+        banana's min ESS to 202–389 (plain) and 29–75 (under an affine map) where "global" had
+        68 and 5 unpooled, but on a black-box ODE model (flu-sir) their finite-difference scores
+        left the chains apart (R-hat 2.5) where "global" passes (BENCHMARKS.md, "Curved
+        posteriors at the defaults"): not the default. Every
         ``4 d``-th warm-up iteration takes a forward-difference score at the chain's state
         (``d`` evaluations, counted in ``logp_evals``); at each new whitening map the Fisher
         information of the later half of the scores, ``E[s s^T]``, gives the map
@@ -274,7 +278,8 @@ class KMCStep(PooledWarmup, AdaptiveMHStep, PopulationArrayStepShared):
         draws with any ``cores``. With ``chains=1`` there is nothing to pool. Ctrl-C stops the
         run at once, and, as for PyMC's other population steps, ``pm.sample`` then raises
         ``KeyboardInterrupt`` without returning the draws. On the 8-D banana B(0.03, 100),
-        4 × (4000 + 4000), pooling took the min ESS from 17–23 to 414–1297 (BENCHMARKS.md).
+        4 × (4000 + 4000), pooling with ``coordinates="local"`` took the min ESS from 68 to
+        202–389 (BENCHMARKS.md).
 
     Notes
     -----
@@ -370,7 +375,7 @@ class KMCStep(PooledWarmup, AdaptiveMHStep, PopulationArrayStepShared):
         history_capacity: int | None = None,
         initial_history: np.ndarray | None = None,
         independence: str = "always",
-        coordinates: str = "local",
+        coordinates: str = "global",
         pool_warmup: bool = True,
         **options: Any,
     ) -> None:

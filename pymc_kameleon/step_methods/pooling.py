@@ -10,6 +10,8 @@ earlier name.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pymc.step_methods.arraystep import PopulationArrayStepShared
 
 from pymc_kameleon.step_methods.adaptive_metropolis import AdaptiveMetropolis
@@ -73,3 +75,6 @@ class PooledKMCStep(KMCStep):
     *args, **kwargs
         The arguments of :class:`~pymc_kameleon.KMCStep`.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
