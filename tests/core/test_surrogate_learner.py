@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import math
 
 import numpy as np
@@ -122,18 +123,23 @@ def test_finite_absorbs_every_state_online():
     assert learner.surrogate is fitted and fitted.n_states == 30
 
 
+def calibrate_along(learner, points, factor):
+    """Calibrate on trajectories between consecutive ``points`` whose target changes by
+    ``factor`` times the surrogate's."""
+    for x, x_new in itertools.pairwise(points):
+        df = learner.surrogate.value(x_new) - learner.surrogate.value(x)
+        learner.calibrate(x, x_new, factor * df)
+
+
 @pytest.mark.parametrize(("factor", "beta"), [(0.5, 0.5), (2.0, 1.0)])
 def test_calibration_learns_beta_after_enough_proposals(factor, beta):
     # beta is the median factor, capped at 1 (a surrogate is never made steeper)
     learner, rng = learner_with(lengthscale=1.0), np.random.default_rng(6)
     feed(learner, 20, rng)
     points = rng.standard_normal((30, D))
-    for i in range(25):
-        x, x_new = points[i], points[i + 1]
-        df = learner.surrogate.value(x_new) - learner.surrogate.value(x)
-        learner.calibrate(x, x_new, factor * df)
-        if i < 18:
-            assert learner.surrogate_scale == 1.0
+    calibrate_along(learner, points[:19], factor)  # 18 trajectories: too few to learn from
+    assert learner.surrogate_scale == 1.0
+    calibrate_along(learner, points[18:26], factor)
     assert learner.surrogate_scale == pytest.approx(beta)
     learner.calibrate(points[0], points[1], math.nan)  # ignored
     assert len(learner.calibration_ratios) == 25
@@ -145,10 +151,7 @@ def test_calibration_is_not_taken_away_by_a_few_wild_trajectories():
     learner, rng = learner_with(lengthscale=1.0), np.random.default_rng(6)
     feed(learner, 20, rng)
     points = rng.standard_normal((60, D))
-    for i in range(40):
-        x, x_new = points[i], points[i + 1]
-        df = learner.surrogate.value(x_new) - learner.surrogate.value(x)
-        learner.calibrate(x, x_new, 0.8 * df)
+    calibrate_along(learner, points[:41], 0.8)
     scale = learner.surrogate_scale
     for i in range(40, 45):  # what a wild surrogate change looks like to the calibration
         learner.calibrate(points[i], points[i] + 50.0 * (points[i + 1] - points[i]), 0.5)
