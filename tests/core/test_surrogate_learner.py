@@ -20,6 +20,7 @@ from pymc_kameleon.core.surrogates import (
     make_surrogate,
 )
 from pymc_kameleon.core.surrogates.learner import (
+    CALIBRATION_WINDOW,
     LearnerSettings,
     SurrogateLearner,
     states_in_time_order,
@@ -355,3 +356,14 @@ def test_the_default_basis_size_is_unchanged_after_warmup():
     feed(learner, 100, rng)
     learner.keep(rng.standard_normal(D), 100, rng, adapt=True)
     assert learner.warmup_states == 100 and learner.n_basis == 500
+
+
+def test_calibration_keeps_the_latest_window_of_trajectories():
+    # a bounded cost per warm-up iteration; the scale follows an online fit's latest trajectories
+    learner, rng = learner_with(lengthscale=1.0), np.random.default_rng(6)
+    feed(learner, 20, rng)
+    points = rng.standard_normal((2 * CALIBRATION_WINDOW + 2, D))
+    calibrate_along(learner, points[: CALIBRATION_WINDOW + 1], 0.3)
+    calibrate_along(learner, points[CALIBRATION_WINDOW:], 0.9)
+    assert len(learner.calibration_ratios) == CALIBRATION_WINDOW
+    assert learner.surrogate_scale == pytest.approx(0.9)

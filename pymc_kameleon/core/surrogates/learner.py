@@ -75,6 +75,9 @@ LENGTHSCALE_BOUNDS = (0.5, 2.0)
 #: the bulk (5-D Gaussian, finite: beta 2.2 gave a chi-square ESS of 26 in 20000 draws, capped
 #: at 1 it gave 2660; BENCHMARKS.md, "Statistical tests: seed sweep")
 CALIBRATION_MIN_COUNT = 20
+#: the surrogate scale is the median over at most this many latest trajectories (bounded cost
+#: per warm-up iteration, and an online fit's scale follows the fit as it learns)
+CALIBRATION_WINDOW = 500
 SURROGATE_SCALE_BOUNDS = (0.01, 1.0)
 
 
@@ -503,7 +506,8 @@ class SurrogateLearner:
         Along a trajectory the kinetic energy changes by about ``beta * (f(x) - f(x_new))``, so
         the energy error is about ``beta * df - dlogp`` with ``df = f(x_new) - f(x)``: ``beta``
         is the median of ``dlogp / df`` over the warm-up trajectories since the surrogate was
-        last fitted afresh (from :data:`CALIBRATION_MIN_COUNT` of them on). A surrogate learned
+        last fitted afresh (from :data:`CALIBRATION_MIN_COUNT` of them on, the latest
+        :data:`CALIBRATION_WINDOW`). A surrogate learned
         from a history that has not yet covered the posterior is typically too steep
         (``beta < 1``); scaling it down lets trajectories travel beyond the history instead of
         forcing tiny steps. ``beta`` is capped at 1 (see ``SURROGATE_SCALE_BOUNDS``). The
@@ -523,6 +527,7 @@ class SurrogateLearner:
         if not (math.isfinite(df) and math.isfinite(logp_change)) or df == 0.0:
             return
         self.calibration_ratios.append(logp_change / df)
+        del self.calibration_ratios[:-CALIBRATION_WINDOW]
         if len(self.calibration_ratios) >= CALIBRATION_MIN_COUNT:
             beta = float(np.median(self.calibration_ratios))
             self.surrogate_scale = float(np.clip(beta, *SURROGATE_SCALE_BOUNDS))
