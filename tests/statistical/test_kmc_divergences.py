@@ -18,7 +18,9 @@ At the end of warm-up the largest step of the range is also kept below the steps
 warm-up (issue 48: the step size carried over changes of coordinates settles at the tuning's
 equilibrium, where 4 of 20 runs of the README's 4 x 4000 kept 1-15 divergences, all at the top of
 the range and in chains whose last refit halved the kernel's length scale; with the bound, 0 of
-the 20 runs, seeds 1-10 on both Pythons, with the same ESS).
+the 20 runs, seeds 1-10 on both Pythons, with the same ESS). Each mechanism alone meets the
+limit here (0 of 6000 with Python 3.13 for the bound alone and for the penalty alone); the
+negative control turns both off (437 of 6000).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import pytest
 
 from pymc_kameleon import KMCStep
 from pymc_kameleon._compat import posterior_dataset
+from pymc_kameleon.core.proposals.kmc_moves import KMCMoves
 
 pytestmark = pytest.mark.statistical
 
@@ -66,5 +69,7 @@ def test_readme_example_has_almost_no_divergences():
     assert divergent_fraction() <= LIMIT
 
 
-def test_negative_control_tuning_on_mean_acceptance_alone_diverges():
+def test_negative_control_tuning_on_mean_acceptance_alone_diverges(monkeypatch):
+    # neither the penalty nor the end-of-warm-up bound: the tuning of the mean acceptance alone
+    monkeypatch.setattr(KMCMoves, "_stay_below_divergent_steps", lambda moves: None)
     assert divergent_fraction(divergent_accept=0.0) > CONTROL_FLOOR
