@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pymc as pm
+from pymc.step_methods.arraystep import PopulationArrayStepShared
 
 from pymc_kameleon import (
     AdaptiveMetropolis,
@@ -26,7 +27,6 @@ from pymc_kameleon import (
     KMCStep,
     PooledAdaptiveMetropolis,
     PooledKameleonStep,
-    PooledKMCStep,
 )
 from pymc_kameleon.bench.ensemble_peers import ENSEMBLE_PEERS
 from pymc_kameleon.diagnostics import count_logp_evals_in
@@ -72,12 +72,14 @@ PUBLISHED = {"warmup": "classic"}
 POOLED = {
     AdaptiveMetropolis: PooledAdaptiveMetropolis,
     KameleonStep: PooledKameleonStep,
-    KMCStep: PooledKMCStep,
 }
+#: the published KMC: one chain learning alone, in the whitened warm-up's global coordinates
+PUBLISHED_KMC = {"coordinates": "global", "pool_warmup": False}
 
 
 def package_step(step_class: type, **options: Any) -> Any:
-    """A step of this package; the benchmark option ``pool_warmup=True`` picks its pooled class.
+    """A step of this package; the benchmark option ``pool_warmup=True`` picks its pooled class
+    (KMCStep pools by default and takes ``pool_warmup`` itself).
 
     Parameters
     ----------
@@ -90,6 +92,8 @@ def package_step(step_class: type, **options: Any) -> Any:
     -------
     GradientFreeStep
     """
+    if issubclass(step_class, PopulationArrayStepShared):
+        return step_class(**options)
     pooled = options.pop("pool_warmup", False)
     return (POOLED[step_class] if pooled else step_class)(**options)
 
@@ -99,7 +103,8 @@ def _haario(**options):
 
 
 def _kmc(estimator, options):
-    return package_step(KMCStep, **{"estimator": estimator, **PUBLISHED, **options})
+    published = {"estimator": estimator, **PUBLISHED, **PUBLISHED_KMC}
+    return package_step(KMCStep, **{**published, **options})
 
 
 def _sm(problem, options):

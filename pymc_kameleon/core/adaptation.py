@@ -413,7 +413,7 @@ class ScaleAdapter:
         """Move the iterate to :meth:`final` (at the end of warm-up)."""
         self.log_scale = self.final()
 
-    def restart(self, log_scale: float | None = None) -> None:
+    def restart(self, log_scale: float | None = None, updates: int | None = None) -> None:
         """Forget the iterate average, optionally jumping to a new log-scale.
 
         Call it when the meaning of the scale changed (e.g. a new kernel bandwidth): the old
@@ -424,9 +424,13 @@ class ScaleAdapter:
         ----------
         log_scale : float, optional
             New iterate; by default it stays where it is.
+        updates : int, optional
+            Go on with the steps of at most this many updates (larger steps again).
         """
         if log_scale is not None:
             self.log_scale = float(log_scale)
+        if updates is not None:
+            self.updates = min(self.updates, int(updates))
         self.weighted_sum = 0.0
         self.weight_sum = 0.0
 

@@ -1,32 +1,24 @@
-"""Warm-up pooled across chains, through PyMC's population sampling: explicit step classes.
+"""The pooled classes of the steps that do not pool by default.
 
-``pm.sample`` runs its population sampler for a step that is a
-:class:`~pymc.step_methods.arraystep.PopulationArrayStepShared`: all chains in lock-step
-(``cores > 1`` puts each chain in its own process and sends it the population at every
-iteration), and each chain sees the current points of the others. :class:`PooledKameleonStep`,
-:class:`PooledAdaptiveMetropolis`, :class:`PooledKMCStep` and :class:`PooledAdaptiveMHStep` are
-the package's steps with :class:`PooledWarmup` mixed in: during warm-up, before each of its
-iterations, the step hands the other chains' states to what its proposal learns from
-(:meth:`~pymc_kameleon.core.proposals.Proposal.observe`: the history, the covariance windows,
-KMC's surrogate history); it learns from the states of every chain, from starts spread over the
-posterior. After warm-up nothing is pooled: every chain's kernel is frozen and the chains are
-independent again, so each is an exact Metropolis–Hastings chain. They take the arguments of
-the step they pool.
+:class:`PooledKameleonStep`, :class:`PooledAdaptiveMetropolis` and :class:`PooledAdaptiveMHStep`
+are the package's steps with :class:`~pymc_kameleon.step_methods.pooled_warmup.PooledWarmup`
+mixed in, as PyMC population steps: during warm-up every chain learns from the states of all
+chains (see :mod:`~pymc_kameleon.step_methods.pooled_warmup`). They take the arguments of the
+step they pool. :class:`~pymc_kameleon.KMCStep` pools by default; :class:`PooledKMCStep` is its
+earlier name.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-from pymc.blocking import DictToArrayBijection
 from pymc.step_methods.arraystep import PopulationArrayStepShared
 
-from pymc_kameleon.core._threads import limit_blas_in_forked_worker
 from pymc_kameleon.step_methods.adaptive_metropolis import AdaptiveMetropolis
 from pymc_kameleon.step_methods.adaptive_mh import AdaptiveMHStep
 from pymc_kameleon.step_methods.kameleon import KameleonStep
 from pymc_kameleon.step_methods.kmc import KMCStep
+from pymc_kameleon.step_methods.pooled_warmup import PooledWarmup, ProcessLocal
 
 __all__ = [
     "PooledAdaptiveMHStep",
@@ -36,91 +28,6 @@ __all__ = [
     "PooledWarmup",
     "ProcessLocal",
 ]
-
-
-class ProcessLocal:
-    """A reference that does not travel: a shallow copy shares it, a pickle (or a deep copy)
-    arrives empty.
-
-    Parameters
-    ----------
-    value : object, optional
-    """
-
-    def __init__(self, value: Any = None) -> None:
-        self.value = value
-
-    def __reduce__(self):
-        """Pickle as an empty reference (a worker process cannot reach this one's object)."""
-        return (ProcessLocal, ())
-
-
-class PooledWarmup:
-    """Mixin of the pooled variants: hands the other chains' states to the step in warm-up.
-
-    PyMC runs a shallow copy of the step per chain and never the step object the user passed.
-    The copies share its ``origin_step`` (the object itself, held by a :class:`ProcessLocal`),
-    and at the end of warm-up each copy that runs in the user's process (``cores=1``) writes its
-    learned state back to it, so that, as without pooling, the step holds the last chain's
-    learned proposal (what the plotting helpers read). Copies sent to worker processes arrive
-    without it.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.origin = ProcessLocal(self)  # (the object the user holds)
-
-    @property
-    def origin_step(self) -> Any:
-        """The step object the user built (None in a worker process)."""
-        return self.origin.value
-
-    def stop_tuning(self) -> None:
-        """End warm-up; hand the learned state to the user's step object (same process)."""
-        was_tuning = bool(self.tune)
-        super().stop_tuning()
-        origin = self.origin_step
-        if was_tuning and origin is not None and origin is not self:
-            origin.sampling_state = self.sampling_state
-
-    def link_population(self, population: list, chain_index: int) -> None:
-        """Link the step to the population's list of current points (PyMC calls this).
-
-        PyMC's own check asks for at least 3 chains (DEMetropolis needs them); pooling needs
-        only one other chain, and with a single chain there is nothing to pool.
-
-        Parameters
-        ----------
-        population : list of dict
-            Every chain's current point, updated by PyMC at each iteration.
-        chain_index : int
-            This chain's position in ``population``.
-        """
-        self.population = population
-        self.this_chain = chain_index
-        self.other_chains = [c for c in range(len(population)) if c != chain_index]
-
-    def astep(self, q0: Any) -> Any:
-        """Learn from the other chains' states (warm-up only), then the step's own iteration."""
-        # PyMC's population workers are forked after the chains started: limit BLAS here
-        limit_blas_in_forked_worker()
-        if self.tune and self.population is not None and self.other_chains:
-            self._observe_others(self.other_states())
-        return super().astep(q0)
-
-    def other_states(self) -> np.ndarray:
-        """The other chains' current states, raveled like this step's variables.
-
-        Returns
-        -------
-        numpy.ndarray, shape (n_chains - 1, d)
-        """
-        names = [v.name for v in self.vars]
-        rows = [
-            DictToArrayBijection.map({n: self.population[c][n] for n in names}).data
-            for c in self.other_chains
-        ]
-        return np.asarray(rows, dtype=np.float64)
 
 
 class PooledAdaptiveMHStep(PooledWarmup, AdaptiveMHStep, PopulationArrayStepShared):
@@ -158,13 +65,16 @@ class PooledAdaptiveMetropolis(PooledWarmup, AdaptiveMetropolis, PopulationArray
     """
 
 
-class PooledKMCStep(PooledWarmup, KMCStep, PopulationArrayStepShared):
-    """:class:`~pymc_kameleon.KMCStep` with its warm-up pooled across chains: each chain's
-    surrogate history, exploration moves and covariance windows learn from every chain's states
-    (see :mod:`~pymc_kameleon.step_methods.pooling`).
+class PooledKMCStep(KMCStep):
+    """:class:`~pymc_kameleon.KMCStep` itself, whose warm-up is pooled across chains by default:
+    the name code written against earlier versions used (see
+    :mod:`~pymc_kameleon.step_methods.pooled_warmup`).
 
     Parameters
     ----------
     *args, **kwargs
         The arguments of :class:`~pymc_kameleon.KMCStep`.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)

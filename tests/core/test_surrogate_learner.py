@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import math
 
 import numpy as np
@@ -19,6 +20,7 @@ from pymc_kameleon.core.surrogates import (
     make_surrogate,
 )
 from pymc_kameleon.core.surrogates.learner import (
+    CALIBRATION_WINDOW,
     LearnerSettings,
     SurrogateLearner,
     states_in_time_order,
@@ -122,21 +124,40 @@ def test_finite_absorbs_every_state_online():
     assert learner.surrogate is fitted and fitted.n_states == 30
 
 
+def calibrate_along(learner, points, factor):
+    """Calibrate on trajectories between consecutive ``points`` whose target changes by
+    ``factor`` times the surrogate's."""
+    for x, x_new in itertools.pairwise(points):
+        df = learner.surrogate.value(x_new) - learner.surrogate.value(x)
+        learner.calibrate(x, x_new, factor * df)
+
+
 @pytest.mark.parametrize(("factor", "beta"), [(0.5, 0.5), (2.0, 1.0)])
 def test_calibration_learns_beta_after_enough_proposals(factor, beta):
-    # beta is the least-squares factor, capped at 1 (a surrogate is never made steeper)
+    # beta is the median factor, capped at 1 (a surrogate is never made steeper)
     learner, rng = learner_with(lengthscale=1.0), np.random.default_rng(6)
     feed(learner, 20, rng)
     points = rng.standard_normal((30, D))
-    for i in range(25):
-        x, x_new = points[i], points[i + 1]
-        df = learner.surrogate.value(x_new) - learner.surrogate.value(x)
-        learner.calibrate(x, x_new, factor * df)
-        if i < 18:
-            assert learner.surrogate_scale == 1.0
+    calibrate_along(learner, points[:19], factor)  # 18 trajectories: too few to learn from
+    assert learner.surrogate_scale == 1.0
+    calibrate_along(learner, points[18:26], factor)
     assert learner.surrogate_scale == pytest.approx(beta)
     learner.calibrate(points[0], points[1], math.nan)  # ignored
-    assert learner.calibration_sums[2] == 25
+    assert len(learner.calibration_ratios) == 25
+
+
+def test_calibration_is_not_taken_away_by_a_few_wild_trajectories():
+    # a surrogate change unrelated to the target's in a few trajectories (the finite surrogate
+    # oscillating where its history is thin) moved a least-squares beta from 1 to 0.06
+    learner, rng = learner_with(lengthscale=1.0), np.random.default_rng(6)
+    feed(learner, 20, rng)
+    points = rng.standard_normal((60, D))
+    calibrate_along(learner, points[:41], 0.8)
+    scale = learner.surrogate_scale
+    for i in range(40, 45):  # what a wild surrogate change looks like to the calibration
+        learner.calibrate(points[i], points[i] + 50.0 * (points[i + 1] - points[i]), 0.5)
+    assert scale == pytest.approx(0.8)
+    assert learner.surrogate_scale > 0.7
 
 
 def test_initial_history_is_learned_without_a_fit():
@@ -254,10 +275,12 @@ def test_change_coordinates_re_expresses_the_states_and_refits_afresh():
         learner.learn(rng.normal(size=D), t, rng, tuning=True)
     assert learner.surrogate is not None and math.isfinite(learner.lengthscale)
     before = learner.history.values[: learner.history.size].copy()
+    old_lengthscale = learner.lengthscale
     learner.change_coordinates(lambda rows: 10.0 * rows - 2.0)
     np.testing.assert_allclose(learner.history.values[: learner.history.size], 10.0 * before - 2.0)
-    # everything fitted in the old coordinates is gone; the next state refits (a first fit)
-    assert learner.surrogate is None and math.isnan(learner.lengthscale)
+    # the fit in the old coordinates is gone; the next state refits (a first fit), choosing the
+    # length scale again from the old one (within the bounds of the new states' spread)
+    assert learner.surrogate is None and learner.lengthscale == old_lengthscale
     assert learner.surrogate_scale == 1.0
     assert learner.learn(10.0 * rng.normal(size=D) - 2.0, 40, rng, tuning=True)
     assert learner.surrogate is not None
@@ -333,3 +356,14 @@ def test_the_default_basis_size_is_unchanged_after_warmup():
     feed(learner, 100, rng)
     learner.keep(rng.standard_normal(D), 100, rng, adapt=True)
     assert learner.warmup_states == 100 and learner.n_basis == 500
+
+
+def test_calibration_keeps_the_latest_window_of_trajectories():
+    # a bounded cost per warm-up iteration; the scale follows an online fit's latest trajectories
+    learner, rng = learner_with(lengthscale=1.0), np.random.default_rng(6)
+    feed(learner, 20, rng)
+    points = rng.standard_normal((2 * CALIBRATION_WINDOW + 2, D))
+    calibrate_along(learner, points[: CALIBRATION_WINDOW + 1], 0.3)
+    calibrate_along(learner, points[CALIBRATION_WINDOW:], 0.9)
+    assert len(learner.calibration_ratios) == CALIBRATION_WINDOW
+    assert learner.surrogate_scale == pytest.approx(0.9)

@@ -62,7 +62,9 @@ def test_a_far_start_on_a_badly_scaled_gaussian_starts_from_its_gaussian(name):
     assert np.all(first > -20.0)  # at the first iteration the chain is in the bulk
     evals = warm["logp_evals"].values
     assert np.all(evals[:, 0] <= 400 // 2 + 2)  # the climbs, the start and the proposal
-    assert np.all(evals[:, 1:] == 1)
+    # one per iteration; KMCStep's local-width scores take d = 3 more every 4 d iterations
+    allowed = [1, 1 + 3] if name == "kmc" else [1]
+    assert np.all(np.isin(evals[:, 1:], allowed))
 
 
 def test_every_evaluation_of_the_start_up_is_counted():

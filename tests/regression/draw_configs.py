@@ -18,7 +18,6 @@ from pymc_kameleon import (
     KameleonStep,
     KMCStep,
     PooledAdaptiveMetropolis,
-    PooledKMCStep,
     estimator_potential,
 )
 
@@ -73,6 +72,9 @@ def _history() -> np.ndarray:
 
 
 CLASSIC = {"warmup": "classic"}
+#: KMCStep as published: one chain learning alone (in the classic warm-up's model units), the
+#: lite surrogate unless a configuration says otherwise
+KMC_CLASSIC = {"warmup": "classic", "estimator": "lite", "pool_warmup": False}
 
 CONFIGS: dict[str, tuple[Callable[[], pm.Model], Callable[[], Any]]] = {
     "kameleon": (gaussian_model, lambda: KameleonStep(**CLASSIC)),
@@ -91,20 +93,25 @@ CONFIGS: dict[str, tuple[Callable[[], pm.Model], Callable[[], Any]]] = {
     "am-initial-history": (gaussian_model,
                            lambda: AdaptiveMetropolis(initial_history=_history())),
     # the published KMC (the default warm-up is the whitened one, kmc-whitened)
-    "kmc-lite": (gaussian_model, lambda: KMCStep(warmup="classic")),
-    "kmc-finite": (gaussian_model, lambda: KMCStep(**CLASSIC, estimator="finite", n_features=60)),
-    "kmc-whitened": (gaussian_model, lambda: KMCStep(warmup="whitened")),
-    "kmc-whitened-pooled": (gaussian_model, PooledKMCStep),
+    "kmc-lite": (gaussian_model, lambda: KMCStep(**KMC_CLASSIC)),
+    "kmc-finite": (gaussian_model,
+                   lambda: KMCStep(**{**KMC_CLASSIC, "estimator": "finite"}, n_features=60)),
+    "kmc-whitened": (gaussian_model, KMCStep),  # the defaults (pooled, local, auto)
+    # the defaults before issue 48: one chain alone, the lite surrogate, globally whitened
+    "kmc-whitened-alone": (gaussian_model, lambda: KMCStep(
+        estimator="lite", coordinates="global", pool_warmup=False)),
     "am-pooled": (gaussian_model, PooledAdaptiveMetropolis),
-    "kmc-auto": (gaussian_model, lambda: KMCStep(**CLASSIC, estimator="auto", n_features=40)),
+    "kmc-auto": (gaussian_model,
+                 lambda: KMCStep(**{**KMC_CLASSIC, "estimator": "auto"}, n_features=40)),
     "kmc-diagonal-mass": (gaussian_model,
-                          lambda: KMCStep(**CLASSIC, mass="diagonal", lengthscale=1.2)),
-    "kmc-initial-history": (gaussian_model, lambda: KMCStep(**CLASSIC, initial_history=_history())),
-    "kmc-vanishing": (gaussian_model, lambda: KMCStep(**CLASSIC, adaptation="vanishing")),
+                          lambda: KMCStep(**KMC_CLASSIC, mass="diagonal", lengthscale=1.2)),
+    "kmc-initial-history": (gaussian_model,
+                            lambda: KMCStep(**KMC_CLASSIC, initial_history=_history())),
+    "kmc-vanishing": (gaussian_model, lambda: KMCStep(**KMC_CLASSIC, adaptation="vanishing")),
     "pm-kameleon": (noisy_model, lambda: KameleonStep(**CLASSIC)),
     "pm-kameleon-whitened": (noisy_model, KameleonStep),  # the default warm-up
     "pm-am": (noisy_model, AdaptiveMetropolis),
-    "pm-kmc": (noisy_model, lambda: KMCStep(**CLASSIC, n_steps_range=(5, 20))),
+    "pm-kmc": (noisy_model, lambda: KMCStep(**KMC_CLASSIC, n_steps_range=(5, 20))),
 }  # fmt: skip
 
 

@@ -13,6 +13,14 @@ trajectories, 2 chains x 1000 each). Seeds 1-3 and seeds 2-4 (``--seed-offset 1`
 (a penalty of -3 gave 41 and 55 of 6000, too close to the limit); the negative control (a
 divergence counting as 0, the old tuning) gave 633 and 247 of 6000 (10.6 % and 4.1 %), and
 must exceed twice the limit.
+
+At the end of warm-up the largest step of the range is also kept below the steps that diverged in
+warm-up (issue 48: the step size carried over changes of coordinates settles at the tuning's
+equilibrium, where 4 of 20 runs of the README's 4 x 4000 kept 1-15 divergences, all at the top of
+the range and in chains whose last refit halved the kernel's length scale; with the bound, 0 of
+the 20 runs, seeds 1-10 on both Pythons, with the same ESS). Each mechanism alone meets the
+limit here (0 of 6000 with Python 3.13 for the bound alone and for the penalty alone); the
+negative control turns both off (437 of 6000).
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ import pytest
 
 from pymc_kameleon import KMCStep
 from pymc_kameleon._compat import posterior_dataset
+from pymc_kameleon.core.proposals.kmc_moves import KMCMoves
 
 pytestmark = pytest.mark.statistical
 
@@ -60,5 +69,7 @@ def test_readme_example_has_almost_no_divergences():
     assert divergent_fraction() <= LIMIT
 
 
-def test_negative_control_tuning_on_mean_acceptance_alone_diverges():
+def test_negative_control_tuning_on_mean_acceptance_alone_diverges(monkeypatch):
+    # neither the penalty nor the end-of-warm-up bound: the tuning of the mean acceptance alone
+    monkeypatch.setattr(KMCMoves, "_stay_below_divergent_steps", lambda moves: None)
     assert divergent_fraction(divergent_accept=0.0) > CONTROL_FLOOR

@@ -40,8 +40,16 @@ ADAPT_START = 50
 
 
 def make_kmc(vars=None, **kwargs) -> KMCStep:
-    """A KMC step with small budgets unless overridden."""
+    """A KMC step with small budgets unless overridden.
+
+    The mechanics tested here are those of one chain learning alone with the lite surrogate in
+    the whitened coordinates; the defaults (pooled, local coordinates) are tested in
+    ``test_pooled_warmup.py`` and ``test_kmc_local_coordinates.py``.
+    """
     defaults = {
+        "estimator": "lite",
+        "coordinates": "global",
+        "pool_warmup": False,
         "adapt_start": ADAPT_START,
         "n_history": 60,
         "n_features": 40,
@@ -460,6 +468,38 @@ def test_non_finite_trajectory_is_diverging_and_never_evaluated():
     assert counter.calls == 1, "a non-finite trajectory must not cost a target evaluation"
 
 
+@pytest.mark.parametrize(
+    ("divergent", "lengthscale_now", "expected_scale"),
+    [
+        ([], 2.0, 4.0),  # nothing diverged: the learned scale stays
+        ([(2.0, 2.0)], 2.0, 4.0),  # the largest step (0.3 x 4 = 1.2) is below 0.9 x 2.0
+        ([(1.0, 2.0), (1.5, 2.0)], 2.0, 3.0),  # 1.2 lowered to 0.9 x 1.0
+        ([(1.2, 4.0)], 2.0, 4.0 / 2.0),  # counted at the halved length scale: 0.54, capped at 2x
+        ([(1.2, 1.0)], 2.0, 3.6),  # a wider kernel now: the step that diverged counts as is
+    ],
+)
+def test_end_of_warmup_keeps_the_largest_step_below_the_divergent_ones(
+    divergent, lengthscale_now, expected_scale
+):
+    with mv_model():
+        step = make_kmc(step_size_range=(0.05, 0.3))
+    moves = step.proposal
+    moves.step_scale.restart(log_scale=math.log(4.0))
+    moves.learner.lengthscale = lengthscale_now
+    moves.divergent_steps = list(divergent)
+    moves.end_warmup()
+    assert moves.step_scale.current == pytest.approx(expected_scale)
+
+
+def test_learning_the_step_afresh_forgets_the_divergent_steps():
+    with mv_model():
+        step = make_kmc()
+    moves = step.proposal
+    moves.divergent_steps = [(0.5, 1.0)]
+    moves._learn_step_afresh()
+    assert moves.divergent_steps == [] and moves.step_scale.updates == 0
+
+
 # -----------------------------------------------------------------------------------------------
 # bad input
 @pytest.mark.parametrize(
@@ -513,7 +553,7 @@ def test_basis_is_capped_at_the_stored_states():
     nor grow with the kept draws after warm-up (issue 46: 3300 points after 3000 draws)."""
     with pm.Model():
         pm.Normal("x", 0.0, 1.0, shape=2)
-        step = KMCStep(n_history=5000)
+        step = KMCStep(n_history=5000, estimator="lite")
         with pytest.warns(UserWarning, match=r"n_history=5000\): warm-up stores at most 300"):
             result = pm.sample(
                 tune=300,

@@ -13,9 +13,10 @@ from pymc_kameleon.step_methods.kmc_basis import LARGE_BASIS, warmup_state_bound
 
 
 def step_for(tune: int | None, **kwargs) -> KMCStep:
-    """A KMCStep on the 3-D Gaussian, as at the start of a chain with ``tune`` iterations."""
+    """A KMCStep on the 3-D Gaussian, as at the start of a chain with ``tune`` iterations
+    (the lite surrogate unless ``estimator`` says otherwise: its basis is what is warned about)."""
     with mv_model():
-        step = KMCStep(**kwargs)
+        step = KMCStep(**{"estimator": "lite", **kwargs})
     step.warmup_length = tune
     return step
 

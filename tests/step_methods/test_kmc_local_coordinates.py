@@ -52,7 +52,7 @@ def test_scores_are_taken_in_warm_up_and_counted_in_logp_evals():
 
 
 def test_global_coordinates_take_no_scores():
-    step, _ = sample(tune=200)
+    step, _ = sample(tune=200, coordinates="global")
     assert step.proposal.local_scores is None
     assert step.coordinates.affine is step.explore.affine
 

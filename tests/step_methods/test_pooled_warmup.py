@@ -49,7 +49,6 @@ def _draws(name, cores, chains=3, tune=400, draws=50):
 POOLED = {
     AdaptiveMetropolis: PooledAdaptiveMetropolis,
     KameleonStep: PooledKameleonStep,
-    KMCStep: PooledKMCStep,
 }
 
 
@@ -70,6 +69,34 @@ def test_the_pooled_class_is_a_population_step_of_the_same_kind(cls):
         input=cloudpickle.dumps(pooled), capture_output=True, check=True,
     )  # fmt: skip
     assert loaded.stdout.decode().strip() == f"Pooled{cls.__name__}"
+
+
+def test_kmcstep_pools_by_default_with_no_class_of_its_own():
+    with mv_model():
+        step, alone, legacy = KMCStep(), KMCStep(pool_warmup=False), PooledKMCStep()
+    assert type(step) is KMCStep and isinstance(step, PopulationArrayStepShared)
+    assert step.pool_warmup and not alone.pool_warmup and legacy.pool_warmup
+    assert isinstance(legacy, KMCStep)
+    for value in (1, "yes", None):
+        with mv_model(), pytest.raises(ArgumentTypeError, match="pool_warmup"):
+            KMCStep(pool_warmup=value)
+
+
+def test_kmcstep_alone_learns_only_from_its_own_chain():
+    rng = np.random.default_rng(0)
+    with mv_model() as model:
+        point = model.initial_point()
+        step = KMCStep(pool_warmup=False, start_up=False)
+    step.link_population([{"x": rng.normal(size=3)} for _ in range(4)], 0)
+    step.set_rng(np.random.default_rng(0))
+    step.tune = True
+    run_direct(step, point, 150)
+    pooled = copy.copy(step)
+    pooled.pool_warmup = True
+    pooled.set_rng(np.random.default_rng(0))
+    pooled.tune = True
+    run_direct(pooled, point, 150)
+    assert pooled.learner.n_learned > step.learner.n_learned
 
 
 @pytest.mark.parametrize("name", list(STEPS))
@@ -156,11 +183,15 @@ def test_shallow_copies_of_a_step_do_not_share_a_proposal():
 
 
 def test_with_one_core_the_users_step_holds_the_learned_state():
-    # PyMC runs a copy per chain; the copies hand their learned state back at the end of warm-up
+    # PyMC runs a copy per chain; the last chain's proposal and point are the user's step's
     with mv_model():
-        step = PooledKMCStep(adapt_start=50)
-        pm.sample(draws=20, tune=400, chains=3, cores=1, step=step, random_seed=5, **SAMPLE_KW)
+        step = KMCStep(adapt_start=50)
+        idata = pm.sample(
+            draws=20, tune=400, chains=3, cores=1, step=step, random_seed=5, **SAMPLE_KW
+        )
     assert step.surrogate is not None and step.kernel_map is not None
+    last = idata.posterior["x"].values[-1, -1]
+    np.testing.assert_array_equal(step.x_current, last)  # (x is unconstrained here)
     assert copy.copy(step).origin_step is step
     # a pickled step (a worker process) cannot reach the user's object
     assert cloudpickle.loads(cloudpickle.dumps(step)).origin_step is None

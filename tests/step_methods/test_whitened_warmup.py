@@ -30,7 +30,9 @@ STEPS = {
     "adaptive_metropolis": lambda **kw: AdaptiveMetropolis(
         warmup="whitened", **{"start_up": False, **kw}
     ),
-    "kmc": lambda **kw: KMCStep(warmup="whitened", adapt_start=50, **{"start_up": False, **kw}),
+    "kmc": lambda **kw: KMCStep(
+        warmup="whitened", adapt_start=50, **{"start_up": False, "coordinates": "global", **kw}
+    ),
 }
 
 
@@ -162,7 +164,7 @@ def test_kmc_with_a_pilot_keeps_its_map_and_starts_with_trajectories():
     rng = np.random.default_rng(2)
     pilot = rng.normal(size=(400, 3)) * np.array([1e-3, 1.0, 1e3])
     with mv_model() as model:
-        step = KMCStep(warmup="whitened", initial_history=pilot)
+        step = KMCStep(warmup="whitened", initial_history=pilot, coordinates="global")
     step.set_rng(3)
     pilot_map = step.kernel_map
     np.testing.assert_allclose(pilot_map.to_kernel(pilot).std(axis=0, ddof=1), 1.0, rtol=1e-6)

@@ -19,6 +19,7 @@ by finite-difference scores), the step size, the exploration moves' scale and co
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,20 @@ __all__ = [
 
 #: what a divergent trajectory counts as in the step-size tuning (a rejection counts 0)
 DIVERGENT_ACCEPT_STAT = -10.0
+#: after a change of coordinates the step size goes on with the Robbins–Monro step of this
+#: update (gain 0.2): it follows the new surrogate within the settling stretch, and a divergence
+#: (counted as acceptance -10) costs a factor 0.12 rather than the e^-10 of a first step
+CARRIED_STEP_UPDATES = 25
+#: at the end of warm-up the largest step of the range stays below this fraction of the smallest
+#: step that diverged in warm-up (a leapfrog's stability limit is sharp: the tuning's average
+#: acceptance can sit at its target while the top of the range is past it, ~0.1-1 % divergent
+#: after warm-up on a 2-D location/scale model). A step that diverged with a wider kernel counts
+#: shrunk by the ratio of the length scales (a narrower kernel makes a stiffer surrogate: the
+#: divergences left after warm-up came from chains whose last refit halved it). The step shrinks
+#: by at most :data:`MAX_STABILITY_SHRINK`, so that one divergence in a funnel's neck cannot
+#: stall the chain.
+STABLE_STEP_FRACTION = 0.9
+MAX_STABILITY_SHRINK = 2.0
 #: before the first fit the proposal is a random walk, tuned like one
 RANDOM_WALK_TARGET = 0.234
 #: ridge of the classic random walk's covariance, relative to its mean variance
@@ -166,6 +181,9 @@ class KMCMoves(Proposal):
         self.keep_independence = False
         self.chosen = "explore"
         self.n_divergent = 0
+        # (step size, length scale) of the warm-up's divergent trajectories since the step was
+        # last learned afresh
+        self.divergent_steps: list[tuple[float, float]] = []
         if settings.warmup == "whitened":
             self._start_whitened(rng)
         else:
@@ -225,7 +243,7 @@ class KMCMoves(Proposal):
         if self.learner.surrogate is None and pilot is not None:
             # fitted on initial_history with hyperparameters chosen as in warm-up, even tune=0
             if self.learner.refit(rng, learn=True):
-                self.step_scale.reset()
+                self._learn_step_afresh()
 
     @property
     def accepts_gaussian_start(self) -> bool:
@@ -374,6 +392,7 @@ class KMCMoves(Proposal):
         accept = transition.accept_prob
         if trajectory and self.trajectory.diverged:
             accept = self.divergent_accept
+            self.divergent_steps.append((self.trajectory.last.step_size, self.learner.lengthscale))
         if self.settings.warmup == "whitened":
             self._learn_whitened(transition, accept, not trajectory, rng)
         else:
@@ -403,7 +422,7 @@ class KMCMoves(Proposal):
             return
         self.explore.record(x)
         if self.learner.learn(x, t, rng, tuning=True):
-            self.step_scale.reset()  # the proposal mechanism changed: learn the step afresh
+            self._learn_step_afresh()  # the proposal mechanism changed
 
     def _learn_whitened(
         self, transition: Transition, accept: float, explored: bool, rng: np.random.Generator
@@ -422,7 +441,22 @@ class KMCMoves(Proposal):
         if self.explore.stage == "start":  # the stuck start is not learned
             return
         if self.learner.learn(self.coordinates.to_kernel(x), t, rng, tuning=True):
-            self.step_scale.reset()
+            self._carry_step_size()
+
+    def _carry_step_size(self) -> None:
+        """After a fit in new whitened coordinates: the step size carries over.
+
+        The first fit learns the step size from its initial range. A later change of the
+        whitening map (or of the surrogate's kind) refits in coordinates of the same units,
+        where the step size already learned is the better start: it goes on from there, with
+        the steps of :data:`CARRIED_STEP_UPDATES` updates. Learned afresh, the map's last change
+        (at the start of the final tenth of warm-up) left some chains with a step size ten
+        times too small (the mapped banana, issue 48).
+        """
+        if self.step_scale.updates == 0:
+            self._learn_step_afresh()
+        else:
+            self.step_scale.restart(updates=CARRIED_STEP_UPDATES)
 
     def _learns_at(self, t: int, rng: np.random.Generator) -> bool:
         p = self.settings.schedule.probability(t, True)
@@ -442,14 +476,42 @@ class KMCMoves(Proposal):
             return  # each chain learns from its own moves until its map exists
         for x in states:
             if self.learner.learn(self.coordinates.to_kernel(x), iteration, rng, tuning=True):
-                self.step_scale.reset()
+                self._carry_step_size()
+
+    def _learn_step_afresh(self) -> None:
+        self.step_scale.reset()
+        self.divergent_steps = []
 
     def end_warmup(self) -> None:
-        """Fix the step-size scale at its weighted warm-up average; freeze the exploration."""
+        """Fix the step-size scale; freeze the exploration.
+
+        The scale settles at its weighted warm-up average. In the whitened warm-up, whose step
+        size carries over refits to the tuning's equilibrium, it is then lowered if needed so
+        that the largest step of the range stays below the steps that diverged in warm-up,
+        counted at the final length scale (:data:`STABLE_STEP_FRACTION`, by at most a factor
+        :data:`MAX_STABILITY_SHRINK`).
+        """
         self.step_scale.settle()
         if self.settings.warmup == "whitened":
+            # the classic warm-up learns the step afresh at every refit, below the equilibrium
+            self._stay_below_divergent_steps()
             self.explore.end_warmup()
         self.tuning = False
+
+    def _stay_below_divergent_steps(self) -> None:
+        if not self.divergent_steps:
+            return
+        now = self.learner.lengthscale
+        smallest = min(
+            step * min(1.0, now / lengthscale) if lengthscale > 0.0 else step
+            for step, lengthscale in self.divergent_steps
+        )
+        largest = self.settings.lengths.step_size_range[1] * self.step_scale.current
+        stable = STABLE_STEP_FRACTION * smallest
+        if largest <= stable:
+            return
+        shrink = min(largest / stable, MAX_STABILITY_SHRINK)
+        self.step_scale.restart(log_scale=self.step_scale.log_scale - math.log(shrink))
 
     # ----------------------------------------------------------------------------------------
     # the surrogate's coordinates
