@@ -485,14 +485,16 @@ class KMCMoves(Proposal):
     def end_warmup(self) -> None:
         """Fix the step-size scale; freeze the exploration.
 
-        The scale settles at its weighted warm-up average, lowered if needed so that the
-        largest step of the range stays below the steps that diverged in warm-up, counted at
-        the final length scale (:data:`STABLE_STEP_FRACTION`, by at most a factor
+        The scale settles at its weighted warm-up average. In the whitened warm-up, whose step
+        size carries over refits to the tuning's equilibrium, it is then lowered if needed so
+        that the largest step of the range stays below the steps that diverged in warm-up,
+        counted at the final length scale (:data:`STABLE_STEP_FRACTION`, by at most a factor
         :data:`MAX_STABILITY_SHRINK`).
         """
         self.step_scale.settle()
-        self._stay_below_divergent_steps()
         if self.settings.warmup == "whitened":
+            # the classic warm-up learns the step afresh at every refit, below the equilibrium
+            self._stay_below_divergent_steps()
             self.explore.end_warmup()
         self.tuning = False
 
