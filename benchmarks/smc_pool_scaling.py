@@ -7,21 +7,24 @@ seed, and the script checks that each pool returned the serial run's particles a
 likelihood bit for bit.
 
 Two models, each with the same protocol (1 chain, ``cores=1``, ``--draws`` particles,
-``max_steps=--max-steps``):
+``max_steps=--max-steps``; the serial run is timed the second time, after PyTensor's compile
+cache is warm; each pool is started and its workers import PyMC before the clock starts):
 
-* ``ode``: a damped, driven oscillator solved with ``solve_ivp`` (``rtol=1e-9``) at 40 times;
-  its cost per evaluation is measured and printed;
-* ``cheap``: the same data with a closed-form log-density (about 0.1 ms), whose wall time on
-  a pool minus the serial one, divided by the evaluations, is the pool's overhead per
-  evaluation.
+* ``ode``: a damped, driven oscillator solved with ``solve_ivp`` (``rtol=1e-9``) at 40 times
+  (the solution alone costs about 10 ms; the script prints it);
+* ``cheap``: the same data with a closed-form log-density, run twice on each pool: the first
+  run includes each fresh worker unpickling the model's compiled functions (a one-off per model
+  and worker), the second gives the pool's overhead per evaluation and per ``map`` call
+  (one call per half of the population per sweep).
 
-Amdahl's model for ``N`` workers: ``T(N) = T_rest + T_eval / N + overhead * evaluations``, with
-``T_eval`` the serial run's evaluations times their measured cost, ``T_rest`` the serial wall
-time minus ``T_eval`` (proposals, decisions, resampling: what the pool does not parallelise).
+Amdahl's model, from the ODE runs on 1 and 2 ``ProcessPoolExecutor`` workers:
+``T(N) = R + E / N`` with ``E = 2 (T(1) - T(2))`` the evaluations' share and ``R = 2 T(2) - T(1)``
+what the pool does not parallelise (proposals, decisions, resampling, the transfers), plus the
+per-call overhead times the calls for a pool kind with more overhead.
 
 Usage::
 
-    python benchmarks/smc_pool_scaling.py [--draws 100] [--max-steps 10] [--seed 1]
+    python benchmarks/smc_pool_scaling.py [--draws 100] [--max-steps 5] [--seed 1]
 """
 
 from __future__ import annotations
@@ -113,8 +116,25 @@ def cost_per_evaluation(repeats: int = 30) -> float:
     return (time.perf_counter() - start) / repeats
 
 
+def import_the_stack(_: int = 0) -> int:
+    """Run in a worker: import what a log-density needs (seconds, once per process)."""
+    import pymc  # noqa: F401
+
+    import pymc_kameleon  # noqa: F401
+
+    return 0
+
+
+def warm_up(pool, workers: int) -> None:
+    """Start the workers and import PyMC in each before the clock starts (a one-off cost)."""
+    if hasattr(pool, "run") and hasattr(pool, "scatter"):  # a Dask client
+        pool.run(import_the_stack, 0)
+    else:
+        list(pool.map(import_the_stack, range(4 * workers)))
+
+
 def pools(workers: int):
-    """(name, factory) of each pool kind with ``workers`` workers."""
+    """(name, factory) of each pool kind with ``workers`` workers (one kind for 1 worker)."""
     from distributed import Client, LocalCluster
 
     class DaskPool:
@@ -128,54 +148,68 @@ def pools(workers: int):
             self.client.close()
             self.cluster.close()
 
-    return [
-        ("multiprocessing.Pool", lambda: multiprocessing.get_context("spawn").Pool(workers)),
+    kinds = [
         ("ProcessPoolExecutor", lambda: ProcessPoolExecutor(workers)),
+        ("multiprocessing.Pool", lambda: multiprocessing.get_context("spawn").Pool(workers)),
         ("dask LocalCluster", DaskPool),
     ]
+    return kinds if workers > 1 else kinds[:1]  # one worker: the scaling table's first row
+
+
+def timed_serial(kind: str, args) -> dict:
+    run(kind, None, args.draws, args.max_steps, args.seed)  # compile caches warm, like the pools'
+    return run(kind, None, args.draws, args.max_steps, args.seed)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=100)
-    parser.add_argument("--max-steps", type=int, default=10)
+    parser.add_argument("--max-steps", type=int, default=5)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     cost = cost_per_evaluation()
-    print(f"ODE log-density: {1000 * cost:.1f} ms per evaluation")
-    rows = []
+    print(f"ODE solution alone: {1000 * cost:.1f} ms per evaluation")
+    rows, times = [], {}
     for kind in ("ode", "cheap"):
-        serial = run(kind, None, args.draws, args.max_steps, args.seed)
-        rows.append((kind, "serial", 0, serial["seconds"], 1.0, True, serial["evals"]))
+        serial = timed_serial(kind, args)
+        rows.append((kind, "serial", "-", serial["seconds"], True, serial["evals"]))
+        times[kind, "serial", 0] = serial["seconds"]
         for workers in (1, 2):
             for name, factory in pools(workers):
                 with factory() as pool:
-                    run(kind, pool, 8, 1, args.seed)  # the workers import and unpickle first
+                    warm_up(pool, workers)
                     got = run(kind, pool, args.draws, args.max_steps, args.seed)
+                    label = name
+                    if kind == "cheap":  # again: without the workers' first unpickling
+                        first = got["seconds"]
+                        got = run(kind, pool, args.draws, args.max_steps, args.seed)
+                        label = f"{name} (first run {first:.2f} s)"
                 same = np.array_equal(got["particles"], serial["particles"]) and np.array_equal(
                     got["lml"], serial["lml"], equal_nan=True
                 )
-                ratio = got["seconds"] / serial["seconds"]
-                rows.append((kind, name, workers, got["seconds"], ratio, same, got["evals"]))
-                print(f"{kind:5s} {name:22s} {workers} workers: {got['seconds']:7.2f} s "
-                      f"({ratio:.2f}x serial), same particles: {same}", flush=True)  # fmt: skip
-        if kind == "ode":
-            t_eval = serial["evals"] * cost
-            rest = serial["seconds"] - t_eval
-            print(f"ode serial: {serial['seconds']:.1f} s, {serial['evals']} evaluations, "
-                  f"T_eval {t_eval:.1f} s, T_rest {rest:.1f} s")  # fmt: skip
+                times[kind, name, workers] = got["seconds"]
+                rows.append((kind, label, workers, got["seconds"], same, got["evals"]))
+                print(f"{kind:5s} {label:40s} {workers} workers: {got['seconds']:7.2f} s, "
+                      f"same particles: {same}", flush=True)  # fmt: skip
     print("\n| model | pool | workers | wall s | / serial | same draws | evaluations |")
     print("|---|---|---|---|---|---|---|")
-    for kind, name, workers, seconds, ratio, same, evals in rows:
-        cells = (kind, name, workers or "-", f"{seconds:.2f}", f"{ratio:.2f}", same, evals)
+    for kind, label, workers, seconds, same, evals in rows:
+        ratio = seconds / times[kind, "serial", 0]
+        cells = (kind, label, workers, f"{seconds:.2f}", f"{ratio:.2f}", same, evals)
         print("| " + " | ".join(str(cell) for cell in cells) + " |")
-    cheap = {(name, w): s for kind, name, w, s, _, _, _ in rows if kind == "cheap"}
-    evals = next(e for kind, name, *_, e in rows if kind == "cheap" and name == "serial")
-    print("\nper-evaluation overhead (cheap model, (pool - serial) / evaluations):")
-    for (name, workers), seconds in cheap.items():
-        if name != "serial":
-            overhead = (seconds - cheap[("serial", 0)]) / evals
-            print(f"  {name}, {workers} workers: {1e3 * overhead:.3f} ms")
+    evals = {kind: e for kind, label, _, _, _, e in rows if label == "serial"}
+    calls = 2 * evals["cheap"] / args.draws  # one map call per half of the population a sweep
+    print("\noverhead of each pool on the cheap model (second run, (pool - serial)):")
+    for (kind, name, workers), seconds in times.items():
+        if kind == "cheap" and name != "serial":
+            extra = seconds - times["cheap", "serial", 0]
+            print(f"  {name}, {workers} workers: {1e3 * extra / evals['cheap']:.3f} ms per "
+                  f"evaluation, {1e3 * extra / calls:.1f} ms per map call")  # fmt: skip
+    one, two = times["ode", "ProcessPoolExecutor", 1], times["ode", "ProcessPoolExecutor", 2]
+    parallel, rest = 2 * (one - two), 2 * two - one
+    print(f"\nAmdahl (ODE, from 1 and 2 ProcessPoolExecutor workers): T(N) = {rest:.1f} s + "
+          f"{parallel:.1f} s / N + overhead; N = 4, 8, 16: "
+          + ", ".join(f"{rest + parallel / n:.1f} s" for n in (4, 8, 16)))  # fmt: skip
 
 
 if __name__ == "__main__":
