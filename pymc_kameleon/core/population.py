@@ -217,6 +217,7 @@ def mh_sweep(
     evaluate: Callable[[np.ndarray], tuple[float, float]],
     rng: np.random.Generator,
     hastings: bool = True,
+    evaluate_many: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One Metropolis–Hastings move of every particle, in place, for ``prior + beta * lik``.
 
@@ -242,6 +243,10 @@ def mh_sweep(
     hastings : bool, default True
         Include ``log q(x | x*) - log q(x* | x)``. False is wrong (the proposal is not
         symmetric); it exists for the test suite's negative control.
+    evaluate_many : callable, optional
+        ``evaluate_many(xs) -> array (n, 2)``: ``evaluate`` at every row at once (e.g. on a
+        pool, :class:`~pymc_kameleon.core.evaluation_pool.PointEvaluator`); it must give the
+        values ``evaluate`` gives.
 
     Returns
     -------
@@ -254,7 +259,10 @@ def mh_sweep(
     proposed_states, log_q_forward = proposal.propose_many(particles, rng)
     chosen = getattr(proposal, "chosen_rows", None)
     chosen = np.zeros(n, dtype=np.int64) if chosen is None else np.asarray(chosen, np.int64)
-    parts = np.array([evaluate(x) for x in proposed_states], dtype=float).reshape(n, 2)
+    if evaluate_many is None:
+        parts = np.array([evaluate(x) for x in proposed_states], dtype=float).reshape(n, 2)
+    else:
+        parts = np.asarray(evaluate_many(proposed_states), dtype=float).reshape(n, 2)
     prior, lik = parts[:, 0], parts[:, 1]
     valid = np.isfinite(prior) & ~np.isnan(lik) & (lik != -np.inf)
     with np.errstate(invalid="ignore"):

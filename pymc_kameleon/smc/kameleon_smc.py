@@ -16,6 +16,7 @@ from pymc_kameleon._compat import (
     modelcontext,
 )
 from pymc_kameleon.core.checks import check_int, check_number, show
+from pymc_kameleon.core.evaluation_pool import PointEvaluator
 from pymc_kameleon.core.population import (
     DecorrelationRule,
     default_max_sweeps,
@@ -108,6 +109,19 @@ class KameleonSMC(SMC_KERNEL):
         Most Metropolis–Hastings sweeps per stage; by default ``max(30, 5 d)`` in ``d``
         dimensions (a random walk needs about ``3.5 d`` sweeps to bring a correlation down to
         0.1; see :func:`~pymc_kameleon.core.population.default_max_sweeps`).
+    pool : object, optional
+        Where each sweep's candidates are evaluated: None (the default) one after another in
+        the chain's process; otherwise any object with ``map(function, iterable)`` — a
+        ``multiprocessing.Pool``, a ``concurrent.futures`` executor such as
+        ``ProcessPoolExecutor`` or ``mpi4py.futures.MPIPoolExecutor`` — or a
+        ``dask.distributed.Client``, which runs on one machine (``LocalCluster``) or a cluster.
+        The candidates go in one chunk per worker, and the model's compiled log-prior and
+        log-likelihood travel once (serialised with cloudpickle, so a black-box ``Op`` defined
+        in a script or notebook reaches the workers). The particles and the marginal
+        likelihood are the same as with None, bit for bit. The pool is the parallelism: run
+        the chains one after another, ``pm.sample_smc(..., cores=1)``; the pool is used, never
+        closed. Not for a likelihood that is a stochastic estimate (its random numbers would be
+        drawn in the workers).
     *args, **kwargs
         Passed to :class:`pymc.smc.kernels.SMC_KERNEL` by ``pm.sample_smc`` (``draws``,
         ``threshold``, ``model``, ...).
@@ -169,6 +183,7 @@ class KameleonSMC(SMC_KERNEL):
         target_accept: float = 0.234,
         max_correlation: float = 0.1,
         max_steps: int | None = None,
+        pool: Any = None,
         **kwargs: Any,
     ) -> None:
         base = _base_arguments(args, kwargs)
@@ -177,15 +192,26 @@ class KameleonSMC(SMC_KERNEL):
             "target_accept": target_accept, "max_correlation": max_correlation,
             "max_steps": max_steps,
         }  # fmt: skip
+        given = dict(options, pool=pool)
         self._set_checked_options(**options)
         #: the arguments given other than the defaults, for the message of :meth:`__call__`
-        self._given = _non_default_arguments(base, options)
+        self._given = _non_default_arguments(base, given)
         model = _model_of(base.get("model"))
         # before compiling or drawing anything: the model's priors, then the particle count
         check_proper_priors(model)
         coordinate_names = _coordinate_names(model, model.value_vars)
         check_draws(base.get("draws", _BASE_DEFAULTS["draws"]), len(coordinate_names))
         noisy = has_noisy_terms(model)
+        if noisy and pool is not None:
+            raise ValueError(
+                "KameleonSMC(pool=...) evaluates a deterministic log-density in the pool's "
+                "workers, and this model's likelihood is a stochastic estimate (a "
+                "noisy_potential or estimator_potential), whose random numbers must be drawn "
+                "in the chain's own process to keep the run exact and reproducible: leave "
+                "pool out (pool=None) for this model."
+            )
+        self.pool = pool
+        self._evaluator: PointEvaluator | None = None
         if noisy:
             with allow_noisy_evaluation():  # PyMC's base compiles the guarded graph once
                 super().__init__(*args, **kwargs)
@@ -243,6 +269,23 @@ class KameleonSMC(SMC_KERNEL):
             f"{', '.join(_OPTION_DEFAULTS)}."
         )
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The kernel's state for another process (``cores > 1``); refused with a pool.
+
+        Raises
+        ------
+        TypeError
+            If the kernel has a pool: a pool belongs to the process that made it.
+        """
+        if self.pool is not None:
+            raise TypeError(
+                "pm.sample_smc(kernel=KameleonSMC, pool=...) runs each chain in this process, "
+                "with the pool as the parallelism, and was asked to copy the kernel to worker "
+                "processes for parallel chains: pass cores=1 "
+                "(pm.sample_smc(kernel=KameleonSMC, pool=pool, chains=4, cores=1))."
+            )
+        return dict(vars(self))
+
     def _reset_stage_state(self) -> None:
         self.log_factors = [0.0, 0.0]  # Kameleon move, population random walk
         self.accept_rate = math.nan
@@ -298,10 +341,11 @@ class KameleonSMC(SMC_KERNEL):
             x = x.astype(dtype, copy=False)  # the compiled functions trust their input's dtype
             return float(self.prior_logp_func(x)), float(self.likelihood_logp_func(x))
 
+        evaluate_many = self._pool_evaluator(dtype)
         rule = DecorrelationRule(particles, self.max_correlation, self.max_steps)
         accept = []
         while True:
-            sweep, chosen = self._sweep(particles, log_parts, evaluate)
+            sweep, chosen = self._sweep(particles, log_parts, evaluate, evaluate_many)
             accept.append(sweep)
             self._adapt_scales(sweep, chosen)
             if not rule.another_sweep(particles):
@@ -314,14 +358,26 @@ class KameleonSMC(SMC_KERNEL):
         self.likelihood_logp = log_parts[:, 1].copy()
         self.tempered_posterior_logp = self.prior_logp + self.beta * self.likelihood_logp
 
-    def _sweep(self, particles, log_parts, evaluate) -> tuple[np.ndarray, np.ndarray]:
+    def _pool_evaluator(self, dtype: np.dtype) -> PointEvaluator | None:
+        """The pool's evaluator of log-prior and log-likelihood (built once per chain)."""
+        if self.pool is None:
+            return None
+        if self._evaluator is None or self._evaluator.function.dtype != dtype:
+            function = PriorAndLikelihood(self.prior_logp_func, self.likelihood_logp_func, dtype)
+            self._evaluator = PointEvaluator(function, self.pool)
+        return self._evaluator
+
+    def _sweep(
+        self, particles, log_parts, evaluate, evaluate_many=None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """One move of every particle (each half with its proposal), in place."""
         accept = np.empty(particles.shape[0])
         chosen = np.empty(particles.shape[0], dtype=np.int64)
         for rows, proposal in self.proposals:
             mine, parts = particles[rows], log_parts[rows]
             accept[rows], chosen[rows] = mh_sweep(proposal, mine, parts, self.beta, evaluate,
-                                                  self.rng, hastings=self.hastings)  # fmt: skip
+                                                  self.rng, hastings=self.hastings,
+                                                  evaluate_many=evaluate_many)  # fmt: skip
             particles[rows], log_parts[rows] = mine, parts
         return accept, chosen
 
@@ -384,7 +440,43 @@ class KameleonSMC(SMC_KERNEL):
             "target_accept": self.target_accept,
             "max_correlation": self.max_correlation,
             "max_steps": self.max_steps,
+            "pool": "none" if self.pool is None else type(self.pool).__name__,
         }
+
+
+class PriorAndLikelihood:
+    """``x -> (log prior, log likelihood)`` from the compiled functions: what a pool's workers run.
+
+    Parameters
+    ----------
+    prior, likelihood : callable
+        The compiled functions of the raveled point.
+    dtype : numpy.dtype
+        The particles' dtype (the compiled functions trust their input's dtype).
+    """
+
+    def __init__(self, prior: Any, likelihood: Any, dtype: np.dtype) -> None:
+        self.prior, self.likelihood, self.dtype = prior, likelihood, np.dtype(dtype)
+
+    def __call__(self, x: np.ndarray) -> tuple[float, float]:
+        """Both log-densities at ``x``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        tuple of float
+        """
+        x = np.asarray(x).astype(self.dtype, copy=False)
+        return _single(self.prior(x)), _single(self.likelihood(x))
+
+
+def _single(output: Any) -> float:
+    # a compiled function copied with swapped generators (PyMC's set_rng) returns a list of its
+    # one output once it has been pickled
+    return float(output[0] if isinstance(output, list) else output)
 
 
 #: the kernel's own options and their defaults

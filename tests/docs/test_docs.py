@@ -28,7 +28,8 @@ PYMC_PRINTS = re.compile(r"PyMC (?:prints|logs) `([^`]+)`")
 
 @pytest.fixture
 def tiny_sample(monkeypatch):
-    """``pm.sample`` with at most 2 chains x (150 + 40) iterations, on one core, quietly."""
+    """``pm.sample`` with at most 2 chains x (150 + 40) iterations, ``pm.sample_smc`` with one
+    chain of 60 particles (KameleonSMC: at most 3 sweeps a stage), on one core, quietly."""
     real_sample = pm.sample
 
     def capped(*args, **kwargs):
@@ -39,6 +40,17 @@ def tiny_sample(monkeypatch):
         return real_sample(**kwargs)
 
     monkeypatch.setattr(pm, "sample", capped)
+    real_sample_smc = pm.sample_smc
+
+    def capped_smc(*args, **kwargs):
+        kwargs["draws"] = min(int(kwargs.get("draws", 2000)), 60)
+        kwargs["chains"] = 1
+        if kwargs.get("kernel") is KameleonSMC:
+            kwargs["max_steps"] = min(int(kwargs.get("max_steps") or 3), 3)
+        kwargs.update(cores=1, progressbar=False, compute_convergence_checks=False)
+        return real_sample_smc(*args, **kwargs)
+
+    monkeypatch.setattr(pm, "sample_smc", capped_smc)
 
 
 def test_pages_have_code():
