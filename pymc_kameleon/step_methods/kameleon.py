@@ -23,6 +23,7 @@ from pymc_kameleon.core.proposals import (
     IsotropicRandomWalk,
     KameleonProposal,
     MixtureProposal,
+    PCAKameleonProposal,
     Proposal,
     WhitenedProposal,
 )
@@ -39,6 +40,11 @@ _GAMMA_HINT = "It is the standard deviation of the isotropic term of the proposa
 #: the global move's probability with ``global_weight=None``: after a Gaussian start-up, and not
 DEFAULT_GLOBAL_WEIGHT = 0.5
 GAUSSIAN_GLOBAL_WEIGHT = 0.8
+#: weight share above which the kernel move is out of use: between d = 5 (0.77-0.80) and d = 10
+#: (0.87-0.88) on whitened Gaussians and bananas, where the kernel term stops being local
+#: (``benchmarks/kernel_locality.py``; BENCHMARKS.md, issue 50)
+LOCALITY_THRESHOLD = 0.85
+KERNEL_MOVES = ("full", "pca")
 
 __all__ = ["KameleonState", "KameleonStep"]
 
@@ -122,6 +128,28 @@ class KameleonStep(AdaptiveMHStep):
         ``initial_history``. Memory is bounded whatever the number of draws.
     learn_scale : bool, default True
         Learn :math:`\nu^2` (KAMH-LS). With False, :math:`\nu^2` stays at its initial value.
+    proposal : {"full", "pca"}, default "full"
+        The kernel move. ``"full"`` is the Kameleon proposal above. ``"pca"`` is MCMC
+        PCA-Kameleon (the KAMH paper's appendix C;
+        :class:`~pymc_kameleon.core.proposals.PCAKameleonProposal`): with probability
+        :math:`w_j \propto \lambda_j` a rank-one move
+        :math:`\mathcal N(y, \gamma^2 I + \nu_j^2 M_y H a_j a_j^\top H M_y^\top)` along the
+        :math:`j`-th leading eigenvector :math:`a_j` of the centred kernel matrix
+        :math:`HKH`, each direction with its own learned :math:`\nu_j^2`; the Hastings ratio
+        uses the mixture density. It costs :math:`O(n d m)` per iteration instead of
+        :math:`O(n d^2 + d^3)`, and an eigendecomposition every 50 warm-up iterations.
+    n_components : int, default 10
+        Only with ``proposal="pca"``: the number :math:`m` of principal directions.
+    locality_threshold : float or None, default 0.85
+        Only with ``warmup="whitened"`` and a global move (``global_weight`` not 0): at every
+        warm-up re-estimate of the bandwidth the step measures how local its kernel is, as the
+        effective share of the history subsample that shapes the kernel term (0.6-0.8 up to
+        :math:`d = 5`, 0.87 at :math:`d = 10`, 0.985 at :math:`d = 100` on whitened Gaussians
+        and bananas). Above the threshold the kernel term is a global covariance up to noise,
+        so the kernel move is dropped and the global move makes every move (same mixture
+        density, now with one component), at the global move's cost; below it the kernel move
+        comes back. The decision freezes with warm-up. The ``kernel_local`` stat records it and
+        ``weight_share`` the measure. None keeps the kernel move whatever the measure.
     warmup : {"whitened", "classic"}, default "whitened"
         ``"classic"``: the published algorithm, in the units of the model's (transformed)
         variables (on the papers' well-scaled curved targets it mixes about twice as fast as
@@ -199,10 +227,14 @@ class KameleonStep(AdaptiveMHStep):
     windows, 2 settling, 3 frozen), ``n_windows`` (window estimates used so far), ``component``
     (0 the kernel move, 1 the global move; -1 before the first of them), the kernel move's
     ``move0_scaling``, ``move0_bandwidth`` and ``move0_n_history`` (the same as ``scaling``,
-    ``bandwidth`` and ``n_history``) and the global move's scale ``move1_scaling``. With a
-    stochastic likelihood estimate there is one more stat, ``noise_sd``: the standard deviation
-    of :math:`\log \hat p` at the current state, pooled over the checks so far (pseudo-marginal
-    chains stick when it is well above 1-2).
+    ``bandwidth`` and ``n_history``), the global move's scale ``move1_scaling``, and the
+    locality measure: ``kernel_local`` (False once the kernel move stood down, see
+    ``locality_threshold``) and ``weight_share`` (the mean of its last three warm-up measures,
+    0 before the first). With ``proposal="pca"`` there is ``direction``, the principal
+    direction of the last kernel move (-1 before the history is used), and ``scaling`` is
+    :math:`\sum_j w_j\nu_j^2`. With a stochastic likelihood estimate there is one more stat,
+    ``noise_sd``: the standard deviation of :math:`\log \hat p` at the current state, pooled
+    over the checks so far (pseudo-marginal chains stick when it is well above 1-2).
 
     <warning stat>
 
@@ -241,6 +273,9 @@ class KameleonStep(AdaptiveMHStep):
         global_weight: float | None = None,
         initial_history: Any = None,
         independence: str = "always",
+        proposal: str = "full",
+        n_components: int = 10,
+        locality_threshold: float | None = LOCALITY_THRESHOLD,
         **options: Any,
     ) -> None:
         self.n_history = check_int("n_history", n_history, minimum=2)
@@ -255,6 +290,19 @@ class KameleonStep(AdaptiveMHStep):
         self.learn_scale = check_bool("learn_scale", learn_scale)
         self.warmup, self.global_weight = check_warmup(warmup), _check_weight(global_weight)
         self.automatic_weight = global_weight is None
+        self.kernel_move = check_choice("proposal", proposal, KERNEL_MOVES)
+        self.n_components = check_int("n_components", n_components, minimum=1)
+        self.locality_threshold = (
+            None
+            if locality_threshold is None
+            else check_number(
+                "locality_threshold",
+                locality_threshold,
+                minimum=0.0,
+                maximum=1.0,
+                also="None (always use the kernel move)",
+            )
+        )
         self.initial_history: np.ndarray | None = None
         build = partial(self._build_proposal, initial_history, base_kernel, median_bandwidth, nu2)
         super().__init__(
@@ -274,6 +322,8 @@ class KameleonStep(AdaptiveMHStep):
             return kameleon
         main: Proposal = kameleon
         if self.global_weight > 0.0:
+            # only beside a global move can the kernel move stand down
+            kameleon.locality_threshold = self.locality_threshold
             target = self.target_accept or CLASSIC_TARGET_ACCEPT
             move = IsotropicRandomWalk(dim, target_accept=target, learn_scale=self.learn_scale)
             weights = (1.0 - self.global_weight, self.global_weight)
@@ -283,8 +333,11 @@ class KameleonStep(AdaptiveMHStep):
     def _kameleon_proposal(
         self, kernel: Kernel, median_bandwidth: bool, nu2, dim: int
     ) -> KameleonProposal:
-        return KameleonProposal(
+        pca = {"n_components": self.n_components} if self.kernel_move == "pca" else {}
+        move = PCAKameleonProposal if self.kernel_move == "pca" else KameleonProposal
+        return move(
             dim,
+            **pca,
             kernel=kernel,
             schedule=self.schedule,
             n_history=self.n_history,

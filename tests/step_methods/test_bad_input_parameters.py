@@ -71,6 +71,9 @@ CASES = {
         "learn_scale": BOOLEAN,
         "warmup": [*CHOICE, None, "Whitened", "stan", ["whitened"]],
         "global_weight": [True, "0.2", NAN, INF, -0.1, 1.0, [0.2]],
+        "proposal": [*CHOICE, None, "PCA", "full-rank", ["pca"]],
+        "n_components": [*INTEGER, None, 0],
+        "locality_threshold": [True, "0.85", NAN, INF, -0.1, 1.5, [0.85]],
         **COMMON,
     },
     AdaptiveMetropolis: {
