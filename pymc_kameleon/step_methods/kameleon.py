@@ -45,6 +45,9 @@ GAUSSIAN_GLOBAL_WEIGHT = 0.8
 #: (``benchmarks/kernel_locality.py``; BENCHMARKS.md, issue 50)
 LOCALITY_THRESHOLD = 0.85
 KERNEL_MOVES = ("full", "pca")
+#: subsample sizes by default: the PCA move eigendecomposes an n x n matrix every 50 warm-up
+#: iterations (n = 1000: about 0.1 s; 300: a few ms)
+FULL_N_HISTORY, PCA_N_HISTORY = 1000, 300
 
 __all__ = ["KameleonState", "KameleonStep"]
 
@@ -86,9 +89,10 @@ class KameleonStep(AdaptiveMHStep):
         Kernel whose gradients shape the proposal. Bandwidths are length scales: the Gaussian
         kernel is :math:`\exp(-\|x-z\|^2 / (2\sigma^2))`. ``"linear"`` gives a state-independent
         covariance :math:`\gamma^2 I + 4\nu^2 Z^\top H Z`, i.e. adaptive Metropolis.
-    n_history : int, default 1000
+    n_history : int, optional
         Size :math:`n` of the history subsample used to build the proposal, drawn uniformly
-        with replacement from the eligible history. Cost per iteration is :math:`O(n d^2)`.
+        with replacement from the eligible history: by default 1000, and 300 with
+        ``proposal="pca"``. Cost per iteration is :math:`O(n d^2)` (PCA: :math:`O(n d m)`).
     gamma : float, default 0.2
         Standard deviation of the isotropic exploration term :math:`\gamma^2 I`: in posterior
         sds with the default whitened warm-up, in the units of the sampled (possibly
@@ -226,15 +230,16 @@ class KameleonStep(AdaptiveMHStep):
     ``warmup="whitened"`` there are more: ``warmup_stage`` (0 per-coordinate start, 1 covariance
     windows, 2 settling, 3 frozen), ``n_windows`` (window estimates used so far), ``component``
     (0 the kernel move, 1 the global move; -1 before the first of them), the kernel move's
-    ``move0_scaling``, ``move0_bandwidth`` and ``move0_n_history`` (the same as ``scaling``,
-    ``bandwidth`` and ``n_history``), the global move's scale ``move1_scaling``, and the
-    locality measure: ``kernel_local`` (False once the kernel move stood down, see
-    ``locality_threshold``) and ``weight_share`` (the mean of its last three warm-up measures,
-    0 before the first). With ``proposal="pca"`` there is ``direction``, the principal
-    direction of the last kernel move (-1 before the history is used), and ``scaling`` is
-    :math:`\sum_j w_j\nu_j^2`. With a stochastic likelihood estimate there is one more stat,
-    ``noise_sd``: the standard deviation of :math:`\log \hat p` at the current state, pooled
-    over the checks so far (pseudo-marginal chains stick when it is well above 1-2).
+    ``move0_scaling``, ``move0_bandwidth``, ``move0_n_history``, ``move0_kernel_local``,
+    ``move0_weight_share`` and ``move0_direction`` (the same as ``scaling``, ``bandwidth``,
+    ``n_history``, ``kernel_local``, ``weight_share`` and ``direction``), the global move's
+    scale ``move1_scaling``, and the locality measure: ``kernel_local`` (False once the kernel
+    move stood down, see ``locality_threshold``) and ``weight_share`` (the mean of its last
+    three warm-up measures, 0 before the first). With ``proposal="pca"`` there is ``direction``,
+    the principal direction of the last kernel move (-1 before the history is used), and
+    ``scaling`` is :math:`\sum_j w_j\nu_j^2`. With a stochastic likelihood estimate there is one
+    more stat, ``noise_sd``: the standard deviation of :math:`\log \hat p` at the current state,
+    pooled over the checks so far (pseudo-marginal chains stick when it is well above 1-2).
 
     <warning stat>
 
@@ -259,7 +264,7 @@ class KameleonStep(AdaptiveMHStep):
         vars=None,
         *,
         kernel: str | Kernel = "gaussian",
-        n_history: int = 1000,
+        n_history: int | None = None,
         gamma: float = 0.2,
         nu2: float | None = None,
         target_accept: float | None = None,
@@ -278,7 +283,10 @@ class KameleonStep(AdaptiveMHStep):
         locality_threshold: float | None = LOCALITY_THRESHOLD,
         **options: Any,
     ) -> None:
-        self.n_history = check_int("n_history", n_history, minimum=2)
+        self.kernel_move = check_choice("proposal", proposal, KERNEL_MOVES)
+        if n_history is None:
+            n_history = PCA_N_HISTORY if self.kernel_move == "pca" else FULL_N_HISTORY
+        self.n_history = check_int("n_history", n_history, minimum=2, also="None (the default)")
         self.gamma = check_positive("gamma", gamma, hint=_GAMMA_HINT)
         self.adapt_start = check_int("adapt_start", adapt_start, minimum=0)
         self.capacity = _capacity(history_capacity, self.n_history, initial_history)
@@ -290,19 +298,8 @@ class KameleonStep(AdaptiveMHStep):
         self.learn_scale = check_bool("learn_scale", learn_scale)
         self.warmup, self.global_weight = check_warmup(warmup), _check_weight(global_weight)
         self.automatic_weight = global_weight is None
-        self.kernel_move = check_choice("proposal", proposal, KERNEL_MOVES)
         self.n_components = check_int("n_components", n_components, minimum=1)
-        self.locality_threshold = (
-            None
-            if locality_threshold is None
-            else check_number(
-                "locality_threshold",
-                locality_threshold,
-                minimum=0.0,
-                maximum=1.0,
-                also="None (always use the kernel move)",
-            )
-        )
+        self.locality_threshold = _check_threshold(locality_threshold)
         self.initial_history: np.ndarray | None = None
         build = partial(self._build_proposal, initial_history, base_kernel, median_bandwidth, nu2)
         super().__init__(
@@ -322,8 +319,6 @@ class KameleonStep(AdaptiveMHStep):
             return kameleon
         main: Proposal = kameleon
         if self.global_weight > 0.0:
-            # only beside a global move can the kernel move stand down
-            kameleon.locality_threshold = self.locality_threshold
             target = self.target_accept or CLASSIC_TARGET_ACCEPT
             move = IsotropicRandomWalk(dim, target_accept=target, learn_scale=self.learn_scale)
             weights = (1.0 - self.global_weight, self.global_weight)
@@ -335,9 +330,12 @@ class KameleonStep(AdaptiveMHStep):
     ) -> KameleonProposal:
         pca = {"n_components": self.n_components} if self.kernel_move == "pca" else {}
         move = PCAKameleonProposal if self.kernel_move == "pca" else KameleonProposal
+        # only beside a global move can the kernel move stand down
+        beside_global = self.warmup == "whitened" and self.global_weight > 0.0
         return move(
             dim,
             **pca,
+            locality_threshold=self.locality_threshold if beside_global else None,
             kernel=kernel,
             schedule=self.schedule,
             n_history=self.n_history,
@@ -415,6 +413,18 @@ class KameleonStep(AdaptiveMHStep):
         numpy.ndarray, shape (d, d)
         """
         return self.proposal.covariance(x)
+
+
+def _check_threshold(locality_threshold: float | None) -> float | None:
+    if locality_threshold is None:
+        return None
+    return check_number(
+        "locality_threshold",
+        locality_threshold,
+        minimum=0.0,
+        maximum=1.0,
+        also="None (always use the kernel move)",
+    )
 
 
 def _check_fraction(discard_fraction: float) -> float:

@@ -60,7 +60,7 @@ COMMON = {
 CASES = {
     KameleonStep: {
         "kernel": [*CHOICE, None, ["gaussian"], "Gaussian", "rbf"],
-        "n_history": [*INTEGER, None, 1, 0],
+        "n_history": [*INTEGER, 1, 0],  # None: the default
         "gamma": [*POSITIVE, None],
         "nu2": POSITIVE,
         "target_accept": OPEN_UNIT,  # None: the default

@@ -303,6 +303,9 @@ class KameleonProposal(GaussianRandomWalk):
         "scaling": (np.float64, []),
         "bandwidth": (np.float64, []),
         "n_history": (np.int64, []),
+    }
+    #: stats added with a ``locality_threshold``
+    locality_stats: ClassVar[dict[str, tuple[Any, list]]] = {
         "weight_share": (np.float64, []),
         "kernel_local": (bool, []),
     }
@@ -337,6 +340,8 @@ class KameleonProposal(GaussianRandomWalk):
         self.capacity = int(capacity)
         self.initial_states = initial_states
         self.locality_threshold = locality_threshold
+        if locality_threshold is not None:
+            self.stats_dtypes = {**type(self).stats_dtypes, **self.locality_stats}
         self.reset()
 
     # ----------------------------------------------------------------------------------------
@@ -641,13 +646,16 @@ class KameleonProposal(GaussianRandomWalk):
         -------
         dict of str to float, int or bool
             The keys of :attr:`stats_dtypes`; the bandwidth is NaN for a kernel without one,
-            ``n_history`` is 0 before the first subsample, ``weight_share`` the last locality
-            measure (0 before it: a share is > 0) and ``kernel_local`` whether the move is in use.
+            ``n_history`` is 0 before the first subsample; with a ``locality_threshold`` also
+            ``weight_share``, the locality measure (0 before it: a share is > 0), and
+            ``kernel_local``, whether the move is in use.
         """
-        return {
+        stats = {
             "scaling": self.scaling,
             "bandwidth": float(getattr(self.kernel, "bandwidth", math.nan)),
             "n_history": 0 if self.z is None else int(self.z.shape[0]),
-            "weight_share": self.weight_share,
-            "kernel_local": self.kernel_local,
         }
+        if self.locality_threshold is not None:
+            stats["weight_share"] = self.weight_share
+            stats["kernel_local"] = self.kernel_local
+        return stats

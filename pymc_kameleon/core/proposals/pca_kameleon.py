@@ -297,7 +297,7 @@ class PCAKameleonProposal(KameleonProposal):
 
     # ---------------------------------------------------------------------------------------
     def _refresh_wanted(self, t: int) -> bool:
-        if not super()._refresh_wanted(t):
+        if not self.kernel_local:  # out of use: as the full move, no refresh
             return False
         first = self.z is None or self.map_changed
         return first or self._bandwidth_due(t) or t - self.last_refresh >= self.refresh_interval
