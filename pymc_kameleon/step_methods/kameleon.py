@@ -146,15 +146,19 @@ class KameleonStep(AdaptiveMHStep):
     n_components : int, default 10
         Only with ``proposal="pca"``: the number :math:`m` of principal directions.
     locality_threshold : float or None, default 0.9
-        Only with ``warmup="whitened"`` and a global move (``global_weight`` not 0): at every
-        warm-up re-estimate of the bandwidth the step measures how local its kernel is, as the
-        effective share of the history subsample that shapes the kernel term (0.6-0.8 up to
-        :math:`d = 5`, 0.87 at :math:`d = 10`, 0.985 at :math:`d = 100` on whitened Gaussians
-        and bananas). Above the threshold the kernel term is a global covariance up to noise,
-        so the kernel move is dropped and the global move makes every move (same mixture
-        density, now with one component), at the global move's cost; below it the kernel move
-        comes back. The decision freezes with warm-up. The ``kernel_local`` stat records it and
-        ``weight_share`` the measure. None keeps the kernel move whatever the measure.
+        Only with ``warmup="whitened"`` and a global move (``global_weight`` not 0): every 100
+        warm-up iterations the step measures how local its kernel is, as the effective share
+        of history points that shape the kernel term (1: all weigh the same, a global
+        covariance), on states at least a quarter of the window apart in time and never below
+        the share of a standard Gaussian of the same dimension
+        (:func:`~pymc_kameleon.core.locality.history_locality`; 0.71 at :math:`d = 2`, 0.88 at
+        :math:`d = 10`, 0.99 at :math:`d = 100`). Above the threshold (the mean of the last three
+        measures) the kernel move stands down and the global move makes every move, at the
+        global move's cost (the Hastings ratio uses the mixture with its one remaining
+        component); a later measure can bring it back, and the choice freezes with warm-up.
+        With 0.9 it stands down from :math:`d = 13` on. The ``kernel_local`` stat records the
+        choice and ``weight_share`` the measure. None keeps the kernel move whatever the
+        measure.
     warmup : {"whitened", "classic"}, default "whitened"
         ``"classic"``: the published algorithm, in the units of the model's (transformed)
         variables (on the papers' well-scaled curved targets it mixes about twice as fast as
