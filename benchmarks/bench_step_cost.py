@@ -68,11 +68,21 @@ def main() -> None:
     parser.add_argument("--n-history", type=int, nargs="+", default=[1000])
     parser.add_argument("--problem", help="a benchmark problem's name (default: 8-D banana)")
     parser.add_argument("--kmc", action="store_true", help="time KMCStep() too")
+    parser.add_argument("--pca", action="store_true", help='time KameleonStep(proposal="pca") too')
+    parser.add_argument(
+        "--no-locality", action="store_true", help="time KameleonStep(locality_threshold=None) too"
+    )
     args = parser.parse_args()
     samplers: dict[str, Callable] = {
         f"KameleonStep (n_history={n})": (lambda n=n: KameleonStep(n_history=n))
         for n in args.n_history
     }
+    if args.pca:
+        samplers['KameleonStep(proposal="pca")'] = lambda: KameleonStep(proposal="pca")
+    if args.no_locality:
+        samplers["KameleonStep(locality_threshold=None)"] = lambda: KameleonStep(
+            locality_threshold=None
+        )
     if args.kmc:
         samplers["KMCStep() (lite)"] = lambda: KMCStep()
     samplers |= {

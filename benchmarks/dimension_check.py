@@ -42,7 +42,7 @@ import numpy as np
 from pymc_kameleon.bench.registry import get_problem
 from pymc_kameleon.bench.runner import Task, load_records, run_tasks
 
-OURS = ("KMC-lite", "KMC-finite", "KAMH-LS", "AM-LS")
+OURS = ("KMC-lite", "KMC-finite", "KAMH-LS", "KAMH-PCA", "AM-LS")
 PYMC = ("pm.Metropolis", "pm.DEMetropolisZ", "pm.Slice", "NUTS(0.95)")
 TABLE_COLUMNS = (
     "ess_per_1k_evals", "max_rhat", "us_per_iter", "peak_rss_mb", "peak_rss_increase_mb"

@@ -106,7 +106,7 @@ def _step_options(task: Task, problem: Any) -> dict:
     exact = problem.oracle_draws(task.n_oracle, np.random.default_rng([task.seed, 11]))
     oracle = problem.to_model_coordinates(exact)
     options = {"initial_history": oracle, "n_history": task.n_oracle}
-    if task.sampler == "KMC-finite":
+    if task.sampler in ("KMC-finite", "AM-FS", "AM-LS", "SM"):  # steps without a subsample
         del options["n_history"]
     options.update(task.extra)
     return options

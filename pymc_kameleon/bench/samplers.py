@@ -120,6 +120,12 @@ SAMPLERS: dict[str, SamplerSpec] = {
         SamplerSpec(
             "KAMH-LS", lambda p, o: package_step(KameleonStep, **{**PUBLISHED, **o}), "stat", True
         ),
+        SamplerSpec(
+            "KAMH-PCA",
+            lambda p, o: package_step(KameleonStep, **{**PUBLISHED, "proposal": "pca", **o}),
+            "stat",
+            True,
+        ),
         # the papers' baseline is Haario's algorithm as published: pin its warm-up
         SamplerSpec("AM-FS", lambda p, o: _haario(scale="fixed", **o), "stat", True),
         SamplerSpec("AM-LS", lambda p, o: _haario(scale="learn", **o), "stat", True),

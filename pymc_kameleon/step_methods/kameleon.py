@@ -23,6 +23,7 @@ from pymc_kameleon.core.proposals import (
     IsotropicRandomWalk,
     KameleonProposal,
     MixtureProposal,
+    PCAKameleonProposal,
     Proposal,
     WhitenedProposal,
 )
@@ -39,6 +40,15 @@ _GAMMA_HINT = "It is the standard deviation of the isotropic term of the proposa
 #: the global move's probability with ``global_weight=None``: after a Gaussian start-up, and not
 DEFAULT_GLOBAL_WEIGHT = 0.5
 GAUSSIAN_GLOBAL_WEIGHT = 0.8
+#: weight share above which the kernel move is out of use: between d = 10 (0.87-0.88) and
+#: d = 20 (0.93) on whitened Gaussians and bananas, where the kernel term is a global covariance
+#: up to noise; the 8-D banana B(0.1, 100), where the kernel move beats a global one, stays
+#: below it (``benchmarks/kernel_locality.py``; BENCHMARKS.md, issue 50)
+LOCALITY_THRESHOLD = 0.9
+KERNEL_MOVES = ("full", "pca")
+#: subsample sizes by default: the PCA move eigendecomposes an n x n matrix every 50 warm-up
+#: iterations (n = 1000: about 0.1 s; 300: a few ms)
+FULL_N_HISTORY, PCA_N_HISTORY = 1000, 300
 
 __all__ = ["KameleonState", "KameleonStep"]
 
@@ -80,9 +90,10 @@ class KameleonStep(AdaptiveMHStep):
         Kernel whose gradients shape the proposal. Bandwidths are length scales: the Gaussian
         kernel is :math:`\exp(-\|x-z\|^2 / (2\sigma^2))`. ``"linear"`` gives a state-independent
         covariance :math:`\gamma^2 I + 4\nu^2 Z^\top H Z`, i.e. adaptive Metropolis.
-    n_history : int, default 1000
+    n_history : int, optional
         Size :math:`n` of the history subsample used to build the proposal, drawn uniformly
-        with replacement from the eligible history. Cost per iteration is :math:`O(n d^2)`.
+        with replacement from the eligible history: by default 1000, and 300 with
+        ``proposal="pca"``. Cost per iteration is :math:`O(n d^2)` (PCA: :math:`O(n d m)`).
     gamma : float, default 0.2
         Standard deviation of the isotropic exploration term :math:`\gamma^2 I`: in posterior
         sds with the default whitened warm-up, in the units of the sampled (possibly
@@ -122,6 +133,32 @@ class KameleonStep(AdaptiveMHStep):
         ``initial_history``. Memory is bounded whatever the number of draws.
     learn_scale : bool, default True
         Learn :math:`\nu^2` (KAMH-LS). With False, :math:`\nu^2` stays at its initial value.
+    proposal : {"full", "pca"}, default "full"
+        The kernel move. ``"full"`` is the Kameleon proposal above. ``"pca"`` is MCMC
+        PCA-Kameleon (the KAMH paper's appendix C;
+        :class:`~pymc_kameleon.core.proposals.PCAKameleonProposal`): with probability
+        :math:`w_j \propto \lambda_j` a rank-one move
+        :math:`\mathcal N(y, \gamma^2 I + \nu_j^2 M_y H a_j a_j^\top H M_y^\top)` along the
+        :math:`j`-th leading eigenvector :math:`a_j` of the centred kernel matrix
+        :math:`HKH`, each direction with its own learned :math:`\nu_j^2`; the Hastings ratio
+        uses the mixture density. It costs :math:`O(n d m)` per iteration instead of
+        :math:`O(n d^2 + d^3)`, and an eigendecomposition every 50 warm-up iterations.
+    n_components : int, default 10
+        Only with ``proposal="pca"``: the number :math:`m` of principal directions.
+    locality_threshold : float or None, default 0.9
+        Only with ``warmup="whitened"`` and a global move (``global_weight`` not 0): every 100
+        warm-up iterations the step measures how local its kernel is, as the effective share
+        of history points that shape the kernel term (1: all weigh the same, a global
+        covariance), on states at least a quarter of the window apart in time and never below
+        the share of a standard Gaussian of the same dimension
+        (:func:`~pymc_kameleon.core.locality.history_locality`; 0.71 at :math:`d = 2`, 0.88 at
+        :math:`d = 10`, 0.99 at :math:`d = 100`). Above the threshold (the mean of the last three
+        measures) the kernel move stands down and the global move makes every move, at the
+        global move's cost (the Hastings ratio uses the mixture with its one remaining
+        component); a later measure can bring it back, and the choice freezes with warm-up.
+        With 0.9 it stands down from :math:`d = 13` on. The ``kernel_local`` stat records the
+        choice and ``weight_share`` the measure. None keeps the kernel move whatever the
+        measure.
     warmup : {"whitened", "classic"}, default "whitened"
         ``"classic"``: the published algorithm, in the units of the model's (transformed)
         variables (on the papers' well-scaled curved targets it mixes about twice as fast as
@@ -198,11 +235,16 @@ class KameleonStep(AdaptiveMHStep):
     ``warmup="whitened"`` there are more: ``warmup_stage`` (0 per-coordinate start, 1 covariance
     windows, 2 settling, 3 frozen), ``n_windows`` (window estimates used so far), ``component``
     (0 the kernel move, 1 the global move; -1 before the first of them), the kernel move's
-    ``move0_scaling``, ``move0_bandwidth`` and ``move0_n_history`` (the same as ``scaling``,
-    ``bandwidth`` and ``n_history``) and the global move's scale ``move1_scaling``. With a
-    stochastic likelihood estimate there is one more stat, ``noise_sd``: the standard deviation
-    of :math:`\log \hat p` at the current state, pooled over the checks so far (pseudo-marginal
-    chains stick when it is well above 1-2).
+    ``move0_scaling``, ``move0_bandwidth``, ``move0_n_history``, ``move0_kernel_local``,
+    ``move0_weight_share`` and ``move0_direction`` (the same as ``scaling``, ``bandwidth``,
+    ``n_history``, ``kernel_local``, ``weight_share`` and ``direction``), the global move's
+    scale ``move1_scaling``, and the locality measure: ``kernel_local`` (False once the kernel
+    move stood down, see ``locality_threshold``) and ``weight_share`` (the mean of its last
+    three warm-up measures, 0 before the first). With ``proposal="pca"`` there is ``direction``,
+    the principal direction of the last kernel move (-1 before the history is used), and
+    ``scaling`` is :math:`\sum_j w_j\nu_j^2`. With a stochastic likelihood estimate there is one
+    more stat, ``noise_sd``: the standard deviation of :math:`\log \hat p` at the current state,
+    pooled over the checks so far (pseudo-marginal chains stick when it is well above 1-2).
 
     <warning stat>
 
@@ -227,7 +269,7 @@ class KameleonStep(AdaptiveMHStep):
         vars=None,
         *,
         kernel: str | Kernel = "gaussian",
-        n_history: int = 1000,
+        n_history: int | None = None,
         gamma: float = 0.2,
         nu2: float | None = None,
         target_accept: float | None = None,
@@ -241,9 +283,15 @@ class KameleonStep(AdaptiveMHStep):
         global_weight: float | None = None,
         initial_history: Any = None,
         independence: str = "always",
+        proposal: str = "full",
+        n_components: int = 10,
+        locality_threshold: float | None = LOCALITY_THRESHOLD,
         **options: Any,
     ) -> None:
-        self.n_history = check_int("n_history", n_history, minimum=2)
+        self.kernel_move = check_choice("proposal", proposal, KERNEL_MOVES)
+        if n_history is None:
+            n_history = PCA_N_HISTORY if self.kernel_move == "pca" else FULL_N_HISTORY
+        self.n_history = check_int("n_history", n_history, minimum=2, also="None (the default)")
         self.gamma = check_positive("gamma", gamma, hint=_GAMMA_HINT)
         self.adapt_start = check_int("adapt_start", adapt_start, minimum=0)
         self.capacity = _capacity(history_capacity, self.n_history, initial_history)
@@ -255,6 +303,8 @@ class KameleonStep(AdaptiveMHStep):
         self.learn_scale = check_bool("learn_scale", learn_scale)
         self.warmup, self.global_weight = check_warmup(warmup), _check_weight(global_weight)
         self.automatic_weight = global_weight is None
+        self.n_components = check_int("n_components", n_components, minimum=1)
+        self.locality_threshold = _check_threshold(locality_threshold)
         self.initial_history: np.ndarray | None = None
         build = partial(self._build_proposal, initial_history, base_kernel, median_bandwidth, nu2)
         super().__init__(
@@ -283,8 +333,14 @@ class KameleonStep(AdaptiveMHStep):
     def _kameleon_proposal(
         self, kernel: Kernel, median_bandwidth: bool, nu2, dim: int
     ) -> KameleonProposal:
-        return KameleonProposal(
+        pca = {"n_components": self.n_components} if self.kernel_move == "pca" else {}
+        move = PCAKameleonProposal if self.kernel_move == "pca" else KameleonProposal
+        # only beside a global move can the kernel move stand down
+        beside_global = self.warmup == "whitened" and self.global_weight > 0.0
+        return move(
             dim,
+            **pca,
+            locality_threshold=self.locality_threshold if beside_global else None,
             kernel=kernel,
             schedule=self.schedule,
             n_history=self.n_history,
@@ -362,6 +418,18 @@ class KameleonStep(AdaptiveMHStep):
         numpy.ndarray, shape (d, d)
         """
         return self.proposal.covariance(x)
+
+
+def _check_threshold(locality_threshold: float | None) -> float | None:
+    if locality_threshold is None:
+        return None
+    return check_number(
+        "locality_threshold",
+        locality_threshold,
+        minimum=0.0,
+        maximum=1.0,
+        also="None (always use the kernel move)",
+    )
 
 
 def _check_fraction(discard_fraction: float) -> float:

@@ -75,7 +75,7 @@ def test_a_function_that_cannot_be_sent_says_so():
         with lock:
             return float(x[0])
 
-    with ThreadPool(2) as pool, pytest.raises(TypeError, match="cannot be sent.*Op must be"):
+    with ThreadPool(2) as pool, pytest.raises(TypeError, match=r"cannot be sent.*Op must be"):
         PointEvaluator(holds_a_lock, pool)
 
 

@@ -99,7 +99,7 @@ NOISY_ONLY = {"noise_sd"}
 
 #: constructor arguments that change which stats a step declares (its proposal adds its own)
 STAT_VARIANTS = {
-    KameleonStep: ({"warmup": "classic"}, {"warmup": "whitened"}),
+    KameleonStep: ({"warmup": "classic"}, {"warmup": "whitened"}, {"proposal": "pca"}),
     AdaptiveMetropolis: ({"warmup": "classic"}, {"warmup": "whitened"}),
     KMCStep: ({"warmup": "classic"}, {"warmup": "whitened"}),
 }

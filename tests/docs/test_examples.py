@@ -45,6 +45,7 @@ def test_the_gallery_has_the_promised_examples():
         "plot_gpc_glass",
         "plot_abc_skew_normal",
         "plot_ess_per_evaluation",
+        "plot_pca_kameleon",
     } <= names
 
 
@@ -80,6 +81,13 @@ def check_start_up(ns: dict) -> None:
     assert abs(ordinary[0]) > 3.0  # 0 is 3.8 sds out along the ridge
 
 
+def check_pca(ns: dict) -> None:
+    pca = ns["steps"]["pca"].kernel_proposal
+    assert pca.vectors is not None and pca.weights.sum() == pytest.approx(1.0)
+    directions = ns["runs"]["pca"]["sample_stats"]["direction"].values
+    assert directions.max() < ns["steps"]["pca"].n_components and directions.min() >= -1
+
+
 #: What a script's results must show beyond its figures; each script runs once (its sampling
 #: and compiles are the cost) and is checked here.
 RESULT_CHECKS = {
@@ -88,6 +96,7 @@ RESULT_CHECKS = {
     "plot_abc_skew_normal": check_abc,
     "plot_ess_per_evaluation": check_ess_counts,
     "plot_start_up": check_start_up,
+    "plot_pca_kameleon": check_pca,
 }
 
 

@@ -234,6 +234,20 @@ def gaussian_model() -> pm.Model:
     return model
 
 
+def gaussian15_model() -> pm.Model:
+    """A 15-D correlated Gaussian: the kernel term is about as global as it is local here, so
+    ``KameleonStep()``'s locality measure stands the kernel move down in some chains."""
+    mean, cov = correlated_gaussian(15, seed=15)
+    with pm.Model() as model:
+        pm.MvNormal("x", mu=mean, cov=cov)
+    return model
+
+
+def gaussian15_exact() -> Truth:
+    mean, cov = correlated_gaussian(15, seed=15)
+    return gaussian_truth(mean, np.diag(cov))
+
+
 def gaussian_exact_sample(n: int, seed: int) -> np.ndarray:
     mean, cov = correlated_gaussian()
     return np.random.default_rng(seed).multivariate_normal(mean, cov, size=n)
@@ -597,6 +611,15 @@ def _cases() -> dict[str, StatCase]:
         StatCase("gaussian-kameleon-no-hastings",
                  step=lambda: without_hastings(ClassicKameleon(bandwidth=1.0)),
                  negative_control=True, **gaussian, **kamh_budget),
+        # issue 50: PCA-Kameleon, published warm-up, and its reverse density dropped
+        StatCase("gaussian-kameleon-pca",
+                 step=lambda: ClassicKameleon(proposal="pca"), **gaussian, **kamh_budget),
+        StatCase("gaussian-kameleon-pca-no-hastings",
+                 step=lambda: without_hastings(ClassicKameleon(proposal="pca", bandwidth=1.0)),
+                 negative_control=True, **gaussian, **kamh_budget),
+        # issue 50: the default where the kernel's locality is borderline (moves stand down)
+        StatCase("gaussian15-kameleon", model=gaussian15_model, truth=gaussian15_exact,
+                 step=KameleonStep, tune=3000, draws=4000, seed=20261128),
         StatCase("gaussian-mixture-kameleon-am", step=kameleon_am_mixture,
                  **gaussian, **kamh_budget),
         StatCase("gaussian-mixture-kameleon-am-no-hastings",
@@ -633,6 +656,8 @@ def _cases() -> dict[str, StatCase]:
         StatCase("pm-kameleon-blackbox", model=blackbox, step=ClassicKameleon, **noisy),
         StatCase("pm-kameleon-whitened-blackbox", model=blackbox,
                  step=lambda: KameleonStep(warmup="whitened"), **noisy),
+        StatCase("pm-kameleon-pca-blackbox", model=blackbox,
+                 step=lambda: KameleonStep(proposal="pca"), **noisy),
         StatCase("pm-am-pooled-blackbox", model=blackbox,
                  step=PooledAdaptiveMetropolis, **noisy),
         # one KMC pseudo-marginal case, the default warm-up: the classic and pooled warm-ups
@@ -722,6 +747,11 @@ def _invariance_cases() -> dict[str, InvarianceCase]:
                        negative_control=True, **{**b25, "n_starts": 16000}),
         InvarianceCase("banana25-kameleon-no-hastings-invariance",
                        step=lambda: without_hastings(ClassicKameleon()),
+                       negative_control=True, **b25),
+        InvarianceCase("banana25-kameleon-pca-invariance",
+                       step=lambda: ClassicKameleon(proposal="pca"), **b25),
+        InvarianceCase("banana25-kameleon-pca-no-hastings-invariance",
+                       step=lambda: without_hastings(ClassicKameleon(proposal="pca")),
                        negative_control=True, **b25),
         InvarianceCase("pm-kameleon-native-invariance", step=ClassicKameleon, **native),
         # a long run here had rms z 1.26 over 12 seeds (sticky pseudo-marginal stretches make

@@ -46,10 +46,15 @@ def test_adaptive_metropolis_gamma_zero_is_valid(model):
     assert step.gamma == 0.0
 
 
-@pytest.mark.parametrize("n_history", [1, 0, -5, 2.5, True, False, "50", None])
+@pytest.mark.parametrize("n_history", [1, 0, -5, 2.5, True, False, "50"])
 def test_n_history(model, n_history):
     with pytest.raises(ValueError, match="n_history"):
         build(KameleonStep, model, n_history=n_history)
+
+
+def test_n_history_default_depends_on_the_proposal(model):
+    assert build(KameleonStep, model).n_history == 1000
+    assert build(KameleonStep, model, proposal="pca").n_history == 300
 
 
 def test_n_history_numpy_int_ok(model):

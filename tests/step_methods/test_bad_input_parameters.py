@@ -60,7 +60,7 @@ COMMON = {
 CASES = {
     KameleonStep: {
         "kernel": [*CHOICE, None, ["gaussian"], "Gaussian", "rbf"],
-        "n_history": [*INTEGER, None, 1, 0],
+        "n_history": [*INTEGER, 1, 0],  # None: the default
         "gamma": [*POSITIVE, None],
         "nu2": POSITIVE,
         "target_accept": OPEN_UNIT,  # None: the default
@@ -71,6 +71,9 @@ CASES = {
         "learn_scale": BOOLEAN,
         "warmup": [*CHOICE, None, "Whitened", "stan", ["whitened"]],
         "global_weight": [True, "0.2", NAN, INF, -0.1, 1.0, [0.2]],
+        "proposal": [*CHOICE, None, "PCA", "full-rank", ["pca"]],
+        "n_components": [*INTEGER, None, 0],
+        "locality_threshold": [True, "0.85", NAN, INF, -0.1, 1.5, [0.85]],
         **COMMON,
     },
     AdaptiveMetropolis: {

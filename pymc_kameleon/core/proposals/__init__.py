@@ -41,6 +41,7 @@ from pymc_kameleon.core.proposals.kameleon import (
     scale_for_trace,
 )
 from pymc_kameleon.core.proposals.mixture import MixtureProposal
+from pymc_kameleon.core.proposals.pca_kameleon import PCAKameleonProposal
 from pymc_kameleon.core.proposals.protocol import Outcome, Proposal, Transition
 from pymc_kameleon.core.proposals.random_walk import GaussianRandomWalk
 from pymc_kameleon.core.proposals.whitened import (
@@ -61,6 +62,7 @@ __all__ = [
     "KameleonProposal",
     "MixtureProposal",
     "Outcome",
+    "PCAKameleonProposal",
     "Proposal",
     "Transition",
     "WhitenedProposal",

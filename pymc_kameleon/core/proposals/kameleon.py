@@ -31,6 +31,7 @@ from pymc_kameleon.core.adaptation import (
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.history import PINNED_ITERATION, ChainHistory
 from pymc_kameleon.core.kernels import GaussianKernel, Kernel
+from pymc_kameleon.core.locality import history_locality
 from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.protocol import Transition
 from pymc_kameleon.core.proposals.random_walk import GaussianRandomWalk
@@ -249,6 +250,9 @@ def scale_for_trace(
     return None
 
 
+#: warm-up iterations between two locality measures, and how many recent ones are averaged
+LOCALITY_INTERVAL = 100
+LOCALITY_MEASURES = 3
 _MEDIAN_MAX_POINTS = 500
 
 
@@ -285,12 +289,25 @@ class KameleonProposal(GaussianRandomWalk):
         Initial ``nu^2``; None sets it by trace matching when the history is first used.
     initial_states : numpy.ndarray of shape (n, dim), optional
         States pinned in the history at every :meth:`reset` and used from the first proposal.
+    locality_threshold : float, optional
+        With a threshold, every 100 warm-up iterations the proposal measures its kernel's
+        locality on the history (:func:`~pymc_kameleon.core.locality.history_locality`, the
+        mean of the last three measures); above the threshold the kernel term is a global
+        covariance up to noise, the proposal reports
+        :attr:`in_use` False (a :class:`~pymc_kameleon.core.proposals.MixtureProposal` then
+        gives it no weight) and stops refreshing its subsample until a measure finds it local
+        again. After warm-up the decision stays. None (the default) never measures.
     """
 
     stats_dtypes: ClassVar[dict[str, tuple[Any, list]]] = {
         "scaling": (np.float64, []),
         "bandwidth": (np.float64, []),
         "n_history": (np.int64, []),
+    }
+    #: stats added with a ``locality_threshold``
+    locality_stats: ClassVar[dict[str, tuple[Any, list]]] = {
+        "weight_share": (np.float64, []),
+        "kernel_local": (bool, []),
     }
 
     def __init__(
@@ -309,6 +326,7 @@ class KameleonProposal(GaussianRandomWalk):
         capacity: int = 5000,
         learn_scale: bool = True,
         initial_states: np.ndarray | None = None,
+        locality_threshold: float | None = None,
     ) -> None:
         initial = ScaleAdapter(math.log(1.0 if nu2 is None else nu2))
         super().__init__(dim, gamma, initial, learn_scale, target_accept)
@@ -321,6 +339,9 @@ class KameleonProposal(GaussianRandomWalk):
         self.discard_fraction = float(discard_fraction)
         self.capacity = int(capacity)
         self.initial_states = initial_states
+        self.locality_threshold = locality_threshold
+        if locality_threshold is not None:
+            self.stats_dtypes = {**type(self).stats_dtypes, **self.locality_stats}
         self.reset()
 
     # ----------------------------------------------------------------------------------------
@@ -334,11 +355,22 @@ class KameleonProposal(GaussianRandomWalk):
         self.map_changed = False  # re-match nu^2 at the next refresh (set_map)
         self.affine = None
         self.scale.reset()
+        #: the mean of the recent warm-up measures of :func:`history_locality` (0 before the first)
+        self.weight_share = 0.0
+        self.kernel_local = True
+        self._tuning = True
+        self._next_locality_check = 0
+        self._shares: list[float] = []
         if self.initial_states is not None:
             # pinned: eligible whatever discard_fraction forgets of the chain's own warm-up
             self.history.extend(self.initial_states, PINNED_ITERATION)
             self.next_bandwidth_update = 0
         self.forget_covariance()
+
+    @property
+    def in_use(self) -> bool:
+        """False once a warm-up measure found the kernel no longer local (see the class)."""
+        return self.kernel_local
 
     def set_map(self, affine: AffineMap | None) -> None:
         """Build the proposal in the kernel coordinates of ``affine`` (None: the states).
@@ -524,8 +556,13 @@ class KameleonProposal(GaussianRandomWalk):
 
     def _learn_history(self, transition: Transition, rng: np.random.Generator) -> bool:
         t = transition.iteration
+        self._tuning = transition.tuning
         self.history.record(transition.state, t, rng)
         if self.history.n_seen < max(self.adapt_start, 2):
+            return False
+        if self.locality_threshold is not None and self._tuning and t >= self._next_locality_check:
+            self._measure_locality(t)
+        if not self._refresh_wanted(t):
             return False
         p = self.schedule.probability(t, transition.tuning)
         if p <= 0.0 or (p < 1.0 and rng.random() >= p):
@@ -533,30 +570,56 @@ class KameleonProposal(GaussianRandomWalk):
         self._refresh_subsample(transition.state, t, rng)
         return True
 
+    def _refresh_wanted(self, t: int) -> bool:
+        """Whether a refresh may happen at ``t``: not while the kernel move is out of use (when
+        it comes back, its first refresh re-matches ``nu^2`` if the map changed meanwhile)."""
+        return self.kernel_local
+
+    def _bandwidth_due(self, t: int) -> bool:
+        return self.median_bandwidth and t >= self.next_bandwidth_update
+
     def _refresh_subsample(self, x: np.ndarray, t: int, rng: np.random.Generator) -> None:
         """Draw a new history subsample; re-estimate the bandwidth when it is due."""
-        since = int(self.discard_fraction * t)
-        new_z = self.history.subsample(self.n_history, rng, since=since, replace=True)
-        if new_z.shape[0] == 0:  # cannot happen while the current state is recorded; be safe
-            new_z = self.history.subsample(self.n_history, rng, replace=True)
         u = self.to_kernel(x)
         # new coordinates (set_map) count as a first use: the old trace means nothing there
         first = self.z is None or self.map_changed
-        self.map_changed = False
-        bandwidth_due = self.median_bandwidth and t >= self.next_bandwidth_update
+        bandwidth_due = self._bandwidth_due(t)
         # trace of the scaled kernel term nu^2 M H M^T at x, to carry over to the new bandwidth
         old_trace = (
             None
             if first or not bandwidth_due
             else self.scaling * kernel_term_trace(u, self.basis, self.kernel)
         )
-        self.z, self.basis = new_z, self.to_kernel(new_z)
-        if bandwidth_due:
-            self._update_bandwidth(t, rng)
+        self._draw_subsample(t, rng)
         if first and self.auto_nu2:
             self._match_trace(u, random_walk_trace(self.basis))
         elif old_trace is not None:
             self._match_trace(u, old_trace)
+
+    def _draw_subsample(self, t: int, rng: np.random.Generator) -> None:
+        """New ``z`` (and ``basis``); the bandwidth and the locality when they are due."""
+        since = int(self.discard_fraction * t)
+        new_z = self.history.subsample(self.n_history, rng, since=since, replace=True)
+        if new_z.shape[0] == 0:  # cannot happen while the current state is recorded; be safe
+            new_z = self.history.subsample(self.n_history, rng, replace=True)
+        bandwidth_due = self._bandwidth_due(t)
+        self.map_changed = False
+        self.z, self.basis = new_z, self.to_kernel(new_z)
+        if bandwidth_due:
+            self._update_bandwidth(t, rng)
+
+    def _measure_locality(self, t: int) -> None:
+        """Measure the kernel's locality on the history; stand the move down above threshold."""
+        self._next_locality_check = t + LOCALITY_INTERVAL
+        share = history_locality(
+            self.history, int(self.discard_fraction * t), self.kernel, self.to_kernel
+        )
+        if math.isnan(share):  # too few states, or identical ones: keep the last decision
+            return
+        # one measure spreads by +-0.05 in warm-up; the decision uses the recent mean
+        self._shares = [*self._shares[-(LOCALITY_MEASURES - 1) :], share]
+        self.weight_share = float(np.mean(self._shares))
+        self.kernel_local = self.weight_share <= self.locality_threshold
 
     def _update_bandwidth(self, t: int, rng: np.random.Generator) -> None:
         try:
@@ -577,17 +640,22 @@ class KameleonProposal(GaussianRandomWalk):
             self.scale.restart(math.log(nu2))
 
     def stats(self) -> dict[str, Any]:
-        """``scaling`` (``nu^2``), ``bandwidth`` and ``n_history`` (rows of ``z``).
+        """``scaling`` (``nu^2``), ``bandwidth``, ``n_history`` (rows of ``z``) and the locality.
 
         Returns
         -------
-        dict of str to float or int
-            ``{"scaling": nu^2, "bandwidth": ..., "n_history": ...}``, the keys of
-            :attr:`stats_dtypes`; the bandwidth is NaN for a kernel without one, and
-            ``n_history`` is 0 before the first subsample.
+        dict of str to float, int or bool
+            The keys of :attr:`stats_dtypes`; the bandwidth is NaN for a kernel without one,
+            ``n_history`` is 0 before the first subsample; with a ``locality_threshold`` also
+            ``weight_share``, the locality measure (0 before it: a share is > 0), and
+            ``kernel_local``, whether the move is in use.
         """
-        return {
+        stats = {
             "scaling": self.scaling,
             "bandwidth": float(getattr(self.kernel, "bandwidth", math.nan)),
             "n_history": 0 if self.z is None else int(self.z.shape[0]),
         }
+        if self.locality_threshold is not None:
+            stats["weight_share"] = self.weight_share
+            stats["kernel_local"] = self.kernel_local
+        return stats

@@ -56,6 +56,11 @@ class MixtureProposal(Proposal):
     chosen : int
         Index of the component that made the last proposal (-1 before the first).
 
+    A component with an ``in_use`` attribute that is False (a Kameleon move whose kernel was
+    measured non-local) gets weight zero: it is neither chosen nor evaluated, and the others'
+    weights are renormalised. The flags are read at each call, so the forward and the reverse
+    density of one iteration use the same weights.
+
     Notes
     -----
     Stats: ``component`` (the chosen index), each component's stats prefixed with ``move<k>_``,
@@ -118,17 +123,36 @@ class MixtureProposal(Proposal):
         FloatingPointError
             If the chosen component cannot form its proposal at ``x``.
         """
+        weights, log_weights = self.live_weights()
         u = rng.random()
-        k = min(
-            int(np.searchsorted(np.cumsum(self.weights), u, side="right")), len(self.weights) - 1
-        )
+        k = min(int(np.searchsorted(np.cumsum(weights), u, side="right")), len(weights) - 1)
+        while weights[k] == 0.0:  # u within rounding of a cumulative sum's end
+            k -= 1
         self.chosen = k
         x_new, log_q_chosen = self.proposals[k].propose(x, rng)
         terms = [
-            self.log_weights[j] + (log_q_chosen if j == k else proposal.log_density(x_new, x))
+            log_weights[j] + (log_q_chosen if j == k else proposal.log_density(x_new, x))
             for j, proposal in enumerate(self.proposals)
+            if weights[j] > 0.0
         ]
         return x_new, _mixture_value(terms)
+
+    def live_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """The weights in use now: zero for components not ``in_use``, the rest renormalised.
+
+        Returns
+        -------
+        weights, log_weights : numpy.ndarray
+            :attr:`weights` and :attr:`log_weights` themselves when every component is in use
+            (or none is).
+        """
+        live = np.array([bool(getattr(p, "in_use", True)) for p in self.proposals])
+        if live.all() or not live.any():
+            return self.weights, self.log_weights
+        weights = np.where(live, self.weights, 0.0)
+        weights /= weights.sum()
+        with np.errstate(divide="ignore"):
+            return weights, np.log(weights)
 
     def propose_many(
         self, x: np.ndarray, rng: np.random.Generator
@@ -148,10 +172,13 @@ class MixtureProposal(Proposal):
         log_q_forward : numpy.ndarray, shape (n,)
             ``log sum_k w_k q_k(x_new[i] | x[i])``; NaN where some component has no density.
         """
-        picks = np.searchsorted(np.cumsum(self.weights), rng.random(x.shape[0]), side="right")
-        picks = np.minimum(picks, len(self.weights) - 1)
+        weights, log_weights = self.live_weights()
+        picks = np.searchsorted(np.cumsum(weights), rng.random(x.shape[0]), side="right")
+        picks = np.minimum(picks, len(weights) - 1)
+        for k in range(len(weights) - 1, 0, -1):  # as in :meth:`propose`: never a dead component
+            picks = np.where((picks == k) & (weights[k] == 0.0), k - 1, picks)
         x_new = np.empty_like(x)
-        terms = np.empty((len(self.proposals), x.shape[0]))
+        terms = np.full((len(self.proposals), x.shape[0]), -np.inf)
         for k, proposal in enumerate(self.proposals):
             rows = picks == k
             if rows.any():
@@ -159,10 +186,10 @@ class MixtureProposal(Proposal):
         # a chosen component's draw came with its density: only the other rows need one
         for k, proposal in enumerate(self.proposals):
             rows = picks != k
-            if rows.any():
+            if rows.any() and weights[k] > 0.0:
                 terms[k, rows] = proposal.log_density_many(x_new[rows], x[rows])
         self.chosen_rows = picks
-        return x_new, self._mixture_of(terms)
+        return x_new, self._mixture_of(terms, log_weights)
 
     def log_density_many(self, to: np.ndarray, frm: np.ndarray) -> np.ndarray:
         """The mixture log-density for every row; NaN where some component has none.
@@ -175,11 +202,16 @@ class MixtureProposal(Proposal):
         -------
         numpy.ndarray, shape (n,)
         """
-        return self._mixture_of(np.array([p.log_density_many(to, frm) for p in self.proposals]))
+        weights, log_weights = self.live_weights()
+        terms = np.full((len(self.proposals), np.shape(to)[0]), -np.inf)
+        for k, proposal in enumerate(self.proposals):
+            if weights[k] > 0.0:
+                terms[k] = proposal.log_density_many(to, frm)
+        return self._mixture_of(terms, log_weights)
 
-    def _mixture_of(self, terms: np.ndarray) -> np.ndarray:
+    def _mixture_of(self, terms: np.ndarray, log_weights: np.ndarray) -> np.ndarray:
         """``log sum_k w_k q_k`` per column of the components' log-densities (NaN if any is)."""
-        terms = terms + self.log_weights[:, None]
+        terms = terms + log_weights[:, None]
         with np.errstate(invalid="ignore", divide="ignore"):
             total = logsumexp(terms, axis=0)
         return np.where(np.isnan(terms).any(axis=0), np.nan, total)
@@ -199,9 +231,11 @@ class MixtureProposal(Proposal):
         float
             The mixture log-density, or NaN.
         """
+        weights, log_weights = self.live_weights()
         terms = [
-            self.log_weights[k] + proposal.log_density(to, frm)
+            log_weights[k] + proposal.log_density(to, frm)
             for k, proposal in enumerate(self.proposals)
+            if weights[k] > 0.0
         ]
         return _mixture_value(terms)
 
@@ -245,8 +279,8 @@ class MixtureProposal(Proposal):
         -------
         numpy.ndarray, shape (d, d)
         """
-        pairs = zip(self.weights, self.proposals, strict=True)
-        return sum(w * proposal.covariance(x) for w, proposal in pairs)
+        pairs = zip(self.live_weights()[0], self.proposals, strict=True)
+        return sum(w * proposal.covariance(x) for w, proposal in pairs if w > 0.0)
 
     def set_map(self, affine: Any) -> None:
         """Hand the coordinates ``affine`` to every component that works in mapped coordinates.
