@@ -597,7 +597,7 @@ class KameleonProposal(GaussianRandomWalk):
             self._match_trace(u, old_trace)
 
     def _draw_subsample(self, t: int, rng: np.random.Generator) -> None:
-        """New ``z`` (and ``basis``); the bandwidth and the locality when they are due."""
+        """New ``z`` (and ``basis``), and the bandwidth when it is due."""
         since = int(self.discard_fraction * t)
         new_z = self.history.subsample(self.n_history, rng, since=since, replace=True)
         if new_z.shape[0] == 0:  # cannot happen while the current state is recorded; be safe

@@ -444,9 +444,8 @@ class PCAKameleonProposal(KameleonProposal):
         """
         u = self.to_kernel(np.asarray(x, dtype=float))
         cov = self.gamma**2 * np.eye(self.dim)
-        directions = self.directions_at(u)
-        if directions is not None:
-            cov += (directions * (self.weights * self.nu2)) @ directions.T
+        if self.vectors is not None:
+            cov += self.learned_covariance(u) * self.scaling
         if self.affine is not None:
             cov = self.affine.matrix @ cov @ self.affine.matrix.T
         return cov
