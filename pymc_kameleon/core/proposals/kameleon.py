@@ -31,7 +31,7 @@ from pymc_kameleon.core.adaptation import (
 from pymc_kameleon.core.bandwidth import median_heuristic
 from pymc_kameleon.core.history import PINNED_ITERATION, ChainHistory
 from pymc_kameleon.core.kernels import GaussianKernel, Kernel
-from pymc_kameleon.core.locality import history_locality
+from pymc_kameleon.core.locality import history_locality, reference_share
 from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.protocol import Transition
 from pymc_kameleon.core.proposals.random_walk import GaussianRandomWalk
@@ -611,9 +611,13 @@ class KameleonProposal(GaussianRandomWalk):
     def _measure_locality(self, t: int) -> None:
         """Measure the kernel's locality on the history; stand the move down above threshold."""
         self._next_locality_check = t + LOCALITY_INTERVAL
-        share = history_locality(
-            self.history, int(self.discard_fraction * t), self.kernel, self.to_kernel
-        )
+        floor = reference_share(self.dim)
+        if floor > self.locality_threshold:  # the measure is at least this: no need to take it
+            share = floor
+        else:
+            share = history_locality(
+                self.history, int(self.discard_fraction * t), self.kernel, self.to_kernel
+            )
         if math.isnan(share):  # too few states, or identical ones: keep the last decision
             return
         # one measure spreads by +-0.05 in warm-up; the decision uses the recent mean
