@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pymc as pm
-from pymc.step_methods.arraystep import PopulationArrayStepShared
 
 from pymc_kameleon import (
     AdaptiveMetropolis,
@@ -27,6 +26,7 @@ from pymc_kameleon import (
     KMCStep,
     PooledAdaptiveMetropolis,
     PooledKameleonStep,
+    PooledKMCStep,
 )
 from pymc_kameleon.bench.ensemble_peers import ENSEMBLE_PEERS
 from pymc_kameleon.diagnostics import count_logp_evals_in
@@ -72,14 +72,14 @@ PUBLISHED = {"warmup": "classic"}
 POOLED = {
     AdaptiveMetropolis: PooledAdaptiveMetropolis,
     KameleonStep: PooledKameleonStep,
+    KMCStep: PooledKMCStep,
 }
 #: the published KMC: one chain learning alone, in the whitened warm-up's global coordinates
-PUBLISHED_KMC = {"coordinates": "global", "pool_warmup": False}
+PUBLISHED_KMC = {"coordinates": "global"}
 
 
 def package_step(step_class: type, **options: Any) -> Any:
-    """A step of this package; the benchmark option ``pool_warmup=True`` picks its pooled class
-    (KMCStep pools by default and takes ``pool_warmup`` itself).
+    """A step of this package; the benchmark option ``pool_warmup=True`` picks its pooled class.
 
     Parameters
     ----------
@@ -92,8 +92,6 @@ def package_step(step_class: type, **options: Any) -> Any:
     -------
     GradientFreeStep
     """
-    if issubclass(step_class, PopulationArrayStepShared):
-        return step_class(**options)
     pooled = options.pop("pool_warmup", False)
     return (POOLED[step_class] if pooled else step_class)(**options)
 

@@ -14,11 +14,10 @@ import warnings
 from typing import Any, ClassVar
 
 import numpy as np
-from pymc.step_methods.arraystep import PopulationArrayStepShared
 
 from pymc_kameleon._compat import EMIT_TUNE_STAT, SamplerWarning, dataclass_state
 from pymc_kameleon.core.adaptation import ScaleAdapter
-from pymc_kameleon.core.checks import check_bool, check_choice
+from pymc_kameleon.core.checks import check_choice
 from pymc_kameleon.core.hamiltonian import UniformTrajectoryLength
 from pymc_kameleon.core.proposals import AffineMap, Proposal
 from pymc_kameleon.core.proposals.kmc_moves import (
@@ -42,7 +41,6 @@ from pymc_kameleon.step_methods.arguments import (
 from pymc_kameleon.step_methods.kmc_basis import basis_size_warning
 from pymc_kameleon.step_methods.notices import WarmupPlan, divergence_message
 from pymc_kameleon.step_methods.options import document_options
-from pymc_kameleon.step_methods.pooled_warmup import PooledWarmup
 from pymc_kameleon.step_methods.progress import ProgressField
 
 __all__ = ["KMCState", "KMCStep"]
@@ -64,7 +62,7 @@ class KMCState(AdaptiveMHState):
 
 
 @document_options
-class KMCStep(PooledWarmup, AdaptiveMHStep, PopulationArrayStepShared):
+class KMCStep(AdaptiveMHStep):
     r"""Kernel Hamiltonian Monte Carlo: HMC on a surrogate gradient learned from the chain.
 
     KMC (Strathmann, Sejdinovic, Livingstone, Szabo, Gretton, NeurIPS 2015) fits a kernel
@@ -267,19 +265,6 @@ class KMCStep(PooledWarmup, AdaptiveMHStep, PopulationArrayStepShared):
         whitening has made too thin.
         With ``initial_history`` the scores are taken once, at pilot states. Stochastic
         likelihood estimates keep the global coordinates. On a Gaussian both are one.
-    pool_warmup : bool, default True
-        Whether, during warm-up, every chain learns from the states of all chains (its
-        surrogate's history, the covariance windows, the exploration moves), from starts spread
-        over the posterior; after warm-up each chain samples with its own kernel, and the
-        chains are as independent as without pooling. ``KMCStep`` is a PyMC population step
-        (:class:`~pymc.step_methods.arraystep.PopulationArrayStepShared`), so ``pm.sample`` runs
-        its chains in lock-step (with ``cores > 1`` one process per chain, fed the others'
-        points at every iteration), with either value; the same ``random_seed`` gives the same
-        draws with any ``cores``. With ``chains=1`` there is nothing to pool. Ctrl-C stops the
-        run at once, and, as for PyMC's other population steps, ``pm.sample`` then raises
-        ``KeyboardInterrupt`` without returning the draws. On the 8-D banana B(0.03, 100),
-        4 × (4000 + 4000), pooling with ``coordinates="local"`` took the min ESS from 68 to
-        202–389 (BENCHMARKS.md).
 
     Notes
     -----
@@ -288,6 +273,12 @@ class KMCStep(PooledWarmup, AdaptiveMHStep, PopulationArrayStepShared):
     needed to learn the proposal grows quickly with the dimension. Use NUTS where PyMC
     can differentiate the model, otherwise ``pm.sample_smc`` or several steps on blocks
     of at most 50 dimensions.
+
+    Each chain learns from its own history, and ``pm.sample`` runs ``KMCStep`` on PyMC's
+    ordinary paths: Ctrl-C returns the draws made so far, ``callback=`` is called after every
+    draw, and in a compound step the other steps behave as beside ``pm.Slice``.
+    :class:`~pymc_kameleon.PooledKMCStep` pools the warm-up across chains instead, on PyMC's
+    population sampler, which has none of these three (see its page).
 
     Sampler statistics (HamiltonianMC names where the meaning is the same): ``accept`` (min(1,
     exp(-energy_error))), ``accepted`` (0.0/1.0), ``step_size``, ``n_steps``, ``energy``
@@ -376,11 +367,9 @@ class KMCStep(PooledWarmup, AdaptiveMHStep, PopulationArrayStepShared):
         initial_history: np.ndarray | None = None,
         independence: str = "always",
         coordinates: str = "global",
-        pool_warmup: bool = True,
         **options: Any,
     ) -> None:
         self.coordinates_choice = check_choice("coordinates", coordinates, tuple(COORDINATES))
-        self.pool_warmup = check_bool("pool_warmup", pool_warmup)
         self.learner_settings = LearnerSettings.from_arguments(
             estimator, n_history, n_features, lengthscale, regularisation, mass,
             adapt_start, refit_growth, history_capacity,

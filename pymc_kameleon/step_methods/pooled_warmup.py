@@ -9,10 +9,19 @@ iterations, to what its proposal learns from
 (:meth:`~pymc_kameleon.core.proposals.Proposal.observe`): it learns from the states of every
 chain, from starts spread over the posterior. After warm-up nothing is pooled: each chain's
 kernel is its own and the chains are independent again, each an exact Metropolis–Hastings chain.
+
+What PyMC's population sampler costs (PyMC 5.28 and 6.4 alike; the unpooled steps have none of
+it): Ctrl-C stops the run, but ``pm.sample`` re-raises ``KeyboardInterrupt`` after closing the
+traces, so the draws made so far are not returned; ``callback=`` is never called; and with
+``cores=1`` every chain gets a shallow copy of the other steps of a compound step, so a step that
+keeps its tuning in arrays updated in place (``pm.Metropolis``'s acceptance counter) tunes on all
+chains at once and can freeze its variable. Such a compound is refused with ``cores=1``; with
+``cores > 1`` each chain's copy lives in its own process and it runs.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
@@ -20,7 +29,34 @@ from pymc.blocking import DictToArrayBijection
 
 from pymc_kameleon.core._threads import limit_blas_in_forked_worker
 
-__all__ = ["PooledWarmup", "ProcessLocal"]
+__all__ = ["PooledWarmup", "ProcessLocal", "SharedCompoundError"]
+
+_log = logging.getLogger("pymc")  # (PyMC's own logger: said where PyMC says "Population sampling")
+
+
+class SharedCompoundError(ValueError):
+    """A pooled step in a compound step whose chains would share the other steps' state."""
+
+
+def population_limits_notice(step_name: str) -> str:
+    """What a pooled step's run gives up, said once when it starts."""
+    return (
+        f"{step_name} pools its warm-up on PyMC's population sampler: Ctrl-C there raises "
+        "without returning the draws, and callback= is not called. The unpooled step has "
+        "neither limit."
+    )
+
+
+def shared_compound_message(step_name: str, others: list[str]) -> str:
+    """Why a pooled step refuses a compound step with cores=1, and what to use instead."""
+    unpooled = step_name.removeprefix("Pooled")
+    return (
+        f"{step_name} is in a compound step with other steps (for {', '.join(others)}), and with "
+        "cores=1 PyMC's population sampler gives every chain a shallow copy of them: a step "
+        "that tunes arrays in place, such as pm.Metropolis, would tune on all chains at once "
+        f"and can freeze its variables. Use {unpooled}(...) in the compound step, or "
+        "pm.sample(cores=2 or more), where each chain's copy lives in its own process."
+    )
 
 
 class ProcessLocal:
@@ -54,6 +90,8 @@ class PooledWarmup:
 
     #: whether warm-up learns from the other chains (a step may take it as an argument)
     pool_warmup = True
+    #: whether this chain's copy has checked what it shares with the other chains
+    _population_checked = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -84,14 +122,36 @@ class PooledWarmup:
         if origin is not None and origin is not self:
             # live links: the chain's own proposal and current point, updated as it runs
             origin.proposal, origin.current = self.proposal, self.current
+        if chain_index == 0 and len(population) > 1:
+            _log.info(population_limits_notice(type(self).__name__))
 
     def astep(self, q0: Any) -> Any:
         """Learn from the other chains' states (warm-up only), then the step's own iteration."""
         # PyMC's population workers are forked after the chains started: limit BLAS here
         limit_blas_in_forked_worker()
+        if not self._population_checked:
+            self._refuse_a_shared_compound()
         if self.pool_warmup and self.tune and self.population is not None and self.other_chains:
             self._observe_others(self.other_states())
         return super().astep(q0)
+
+    def _refuse_a_shared_compound(self) -> None:
+        """Refuse to run beside other steps whose per-chain copies share state (cores=1).
+
+        Variables of the model outside this step's (``self.shared``) are another step's. In a
+        worker process (``cores > 1``) the origin reference arrived empty: each chain's copies
+        were pickled apart and share nothing.
+
+        Raises
+        ------
+        SharedCompoundError
+        """
+        self._population_checked = True
+        in_one_process = self.origin_step is not None
+        several_chains = len(getattr(self, "population", None) or ()) > 1
+        if in_one_process and several_chains and self.shared:
+            others = sorted(str(name) for name in self.shared)
+            raise SharedCompoundError(shared_compound_message(type(self).__name__, others))
 
     def other_states(self) -> np.ndarray:
         """The other chains' current states, raveled like this step's variables.

@@ -1,16 +1,18 @@
-"""The pooled classes of the steps that do not pool by default.
+"""The pooled classes: the package's steps with their warm-up pooled across chains.
 
-:class:`PooledKameleonStep`, :class:`PooledAdaptiveMetropolis` and :class:`PooledAdaptiveMHStep`
-are the package's steps with :class:`~pymc_kameleon.step_methods.pooled_warmup.PooledWarmup`
-mixed in, as PyMC population steps: during warm-up every chain learns from the states of all
-chains (see :mod:`~pymc_kameleon.step_methods.pooled_warmup`). They take the arguments of the
-step they pool. :class:`~pymc_kameleon.KMCStep` pools by default; :class:`PooledKMCStep` is its
-earlier name.
+:class:`PooledKMCStep`, :class:`PooledKameleonStep`, :class:`PooledAdaptiveMetropolis` and
+:class:`PooledAdaptiveMHStep` are the package's steps with
+:class:`~pymc_kameleon.step_methods.pooled_warmup.PooledWarmup` mixed in, as PyMC population
+steps: during warm-up every chain learns from the states of all chains (see
+:mod:`~pymc_kameleon.step_methods.pooled_warmup`). They take the arguments of the step they pool.
+No step is pooled by default, because PyMC's population sampler, which pooling needs, has three
+limits its other paths do not: Ctrl-C raises ``KeyboardInterrupt`` without returning the draws,
+``callback=`` is never called, and with ``cores=1`` the chains share the other steps of a
+compound step (so such a compound is refused; see
+:class:`~pymc_kameleon.step_methods.pooled_warmup.PooledWarmup`).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from pymc.step_methods.arraystep import PopulationArrayStepShared
 
@@ -65,16 +67,16 @@ class PooledAdaptiveMetropolis(PooledWarmup, AdaptiveMetropolis, PopulationArray
     """
 
 
-class PooledKMCStep(KMCStep):
-    """:class:`~pymc_kameleon.KMCStep` itself, whose warm-up is pooled across chains by default:
-    the name code written against earlier versions used (see
-    :mod:`~pymc_kameleon.step_methods.pooled_warmup`).
+class PooledKMCStep(PooledWarmup, KMCStep, PopulationArrayStepShared):
+    """:class:`~pymc_kameleon.KMCStep` with its warm-up pooled across chains: each chain's
+    surrogate history, covariance windows and exploration moves learn from every chain's states,
+    from starts spread over the posterior (see :mod:`~pymc_kameleon.step_methods.pooling` for
+    what PyMC's population sampler costs). On the 8-D bananas, 4 x (4000 + 4000), pooling took
+    the min ESS of B(0.03, 100) from 173 to 271 and of B(0.1, 100) from 18 to 168, at 2.5 times
+    the wall time on 2 cores (BENCHMARKS.md).
 
     Parameters
     ----------
     *args, **kwargs
         The arguments of :class:`~pymc_kameleon.KMCStep`.
     """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)

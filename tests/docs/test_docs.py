@@ -89,7 +89,10 @@ def test_pymc_prints_claims_are_found():
         for page in PAGES
         if python_blocks(page)
     }
-    assert claims["compound.md"] == ["CompoundStep >KameleonStep: [k] >NUTS: [mu, sigma]"]
+    assert claims["compound.md"] == [
+        "CompoundStep >KameleonStep: [k] >NUTS: [mu, sigma]",
+        "CompoundStep >KMCStep: [early, late] >Metropolis: [s]",
+    ]
     assert claims["noisy-likelihood.md"] == ["KameleonStep: [mu]"]
 
 

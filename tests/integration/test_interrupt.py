@@ -17,7 +17,7 @@ import time
 import pymc as pm
 import pytest
 
-from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
+from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep, PooledKMCStep
 from pymc_kameleon._compat import posterior_dataset
 
 TUNE, INTERRUPT_AT = 30, 50
@@ -66,19 +66,19 @@ def numba_style_interrupt() -> SystemError:
 
 @pytest.mark.parametrize("make_interrupt", [KeyboardInterrupt, numba_style_interrupt])
 def test_interrupt_stops_a_population_run_at_once(make_interrupt):
-    """KMCStep's chains run in lock-step (PyMC's population sampler, which re-raises Ctrl-C
-    after closing the traces, as for DEMetropolis): the call stops at the interrupted iteration,
-    as a ``KeyboardInterrupt`` also when it hit a compiled function."""
+    """A pooled step's chains run in lock-step (PyMC's population sampler, which re-raises
+    Ctrl-C after closing the traces, as for DEMetropolis): the call stops at the interrupted
+    iteration, as a ``KeyboardInterrupt`` also when it hit a compiled function."""
     with pm.Model():
         pm.Normal("x", 0.0, 1.0, shape=2)
-        step = KMCStep()
+        step = PooledKMCStep()
         calls = interrupting(step, make_interrupt())
         with pytest.raises(KeyboardInterrupt):
             sample(step)
     assert len(calls) == INTERRUPT_AT
 
 
-@pytest.mark.parametrize("step_cls", [KameleonStep, AdaptiveMetropolis])
+@pytest.mark.parametrize("step_cls", [KameleonStep, AdaptiveMetropolis, KMCStep])
 @pytest.mark.parametrize("make_interrupt", [KeyboardInterrupt, numba_style_interrupt])
 def test_interrupt_stops_the_remaining_chains_and_keeps_the_draws(step_cls, make_interrupt):
     with pm.Model():

@@ -101,7 +101,6 @@ CASES = {
         "explore_after_warmup": [True, "0.1", NAN, INF, -0.1, 1.5, [0.1]],
         "history_capacity": [*INTEGER, 499],
         "coordinates": [*CHOICE, None, "Local", "fisher", ["local"]],
-        "pool_warmup": [1, "yes", None, [True]],
         **COMMON,
     },
 }

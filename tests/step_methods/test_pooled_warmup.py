@@ -71,14 +71,15 @@ def test_the_pooled_class_is_a_population_step_of_the_same_kind(cls):
     assert loaded.stdout.decode().strip() == f"Pooled{cls.__name__}"
 
 
-def test_kmcstep_pools_by_default_with_no_class_of_its_own():
+def test_kmcstep_does_not_pool_and_names_its_pooled_class():
     with mv_model():
-        step, alone, legacy = KMCStep(), KMCStep(pool_warmup=False), PooledKMCStep()
-    assert type(step) is KMCStep and isinstance(step, PopulationArrayStepShared)
-    assert step.pool_warmup and not alone.pool_warmup and legacy.pool_warmup
-    assert isinstance(legacy, KMCStep)
-    for value in (1, "yes", None):
-        with mv_model(), pytest.raises(ArgumentTypeError, match="pool_warmup"):
+        step, pooled = KMCStep(), PooledKMCStep()
+        KMCStep(pool_warmup=False)  # (the default, accepted as for the other steps)
+    assert type(step) is KMCStep and not isinstance(step, PopulationArrayStepShared)
+    assert isinstance(pooled, PopulationArrayStepShared) and isinstance(pooled, KMCStep)
+    assert pooled.pool_warmup
+    for value in (True, 1, "yes", None):
+        with mv_model(), pytest.raises(ArgumentTypeError, match=r"use PooledKMCStep\(\.\.\.\)"):
             KMCStep(pool_warmup=value)
 
 
@@ -86,7 +87,8 @@ def test_kmcstep_alone_learns_only_from_its_own_chain():
     rng = np.random.default_rng(0)
     with mv_model() as model:
         point = model.initial_point()
-        step = KMCStep(pool_warmup=False, start_up=False)
+        step = PooledKMCStep(start_up=False)
+    step.pool_warmup = False  # (the same step, learning alone)
     step.link_population([{"x": rng.normal(size=3)} for _ in range(4)], 0)
     step.set_rng(np.random.default_rng(0))
     step.tune = True
@@ -185,7 +187,7 @@ def test_shallow_copies_of_a_step_do_not_share_a_proposal():
 def test_with_one_core_the_users_step_holds_the_learned_state():
     # PyMC runs a copy per chain; the last chain's proposal and point are the user's step's
     with mv_model():
-        step = KMCStep(adapt_start=50)
+        step = PooledKMCStep(adapt_start=50)
         idata = pm.sample(
             draws=20, tune=400, chains=3, cores=1, step=step, random_seed=5, **SAMPLE_KW
         )

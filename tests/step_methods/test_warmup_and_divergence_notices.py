@@ -132,7 +132,7 @@ def walled_model() -> pm.Model:
 
 def test_a_divergence_after_warmup_names_kmcsteps_target_accept(caplog):
     # (one chain learning alone in global coordinates: the defaults rarely diverge here)
-    lone = functools.partial(KMCStep, coordinates="global", pool_warmup=False)
+    lone = functools.partial(KMCStep, coordinates="global")
     idata, messages = sample(lone, walled_model(), caplog, tune=400, draws=100)
     diverging = posterior_dataset(idata, "sample_stats")["diverging"].values.sum(axis=1)
     assert np.any(diverging > 0), diverging  # the model does diverge after warm-up
@@ -144,8 +144,9 @@ def test_a_divergence_after_warmup_names_kmcsteps_target_accept(caplog):
 
 
 def test_the_suggestion_goes_up_from_the_steps_own_value(caplog):
+    # (4 chains: at seeds 4-7 one to three of them diverged after warm-up, 2-13 times)
     _, messages = sample(lambda: KMCStep(target_accept=0.8), walled_model(),
-                         caplog, tune=400, draws=100)  # fmt: skip
+                         caplog, tune=400, draws=200, chains=4)  # fmt: skip
     assert "KMCStep(target_accept=0.9)) (this step has 0.8)" in with_text(messages, DIVERGED)[0]
 
 
