@@ -31,6 +31,7 @@ from pymc_kameleon import (
     KameleonStep,
     KMCStep,
     PooledAdaptiveMetropolis,
+    PooledKMCStep,
     estimator_potential,
 )
 
@@ -98,7 +99,7 @@ def _history() -> np.ndarray:
 CLASSIC = {"warmup": "classic"}
 #: KMCStep as published: one chain learning alone (in the classic warm-up's model units), the
 #: lite surrogate unless a configuration says otherwise
-KMC_CLASSIC = {"warmup": "classic", "estimator": "lite", "pool_warmup": False}
+KMC_CLASSIC = {"warmup": "classic", "estimator": "lite"}
 
 #: the classic KMC configurations fit their surrogate after 100 states (200 by default), so that
 #: a short run sees the fit and the trajectories it drives
@@ -131,13 +132,15 @@ CONFIGS: dict[str, Config] = {
     "kmc-lite": Config(gaussian_model, lambda: KMCStep(**KMC_EARLY), **FIT_THEN_STOP),
     "kmc-finite": Config(gaussian_model, lambda: KMCStep(
         **{**KMC_EARLY, "estimator": "finite"}, n_features=60), **FIT_THEN_STOP),
-    # the defaults; the whitened warm-up fits at 70 % of the tune budget
-    "kmc-whitened": Config(gaussian_model, KMCStep, **{**FIT_THEN_STOP, "tune": 90}),
+    # the defaults but the first fit after 60 learned states (200 by default), within the run
+    "kmc-whitened": Config(gaussian_model, lambda: KMCStep(adapt_start=60),
+                           **{**FIT_THEN_STOP, "tune": 90}),
     # one chain alone, the lite surrogate, globally whitened
     "kmc-whitened-alone": Config(gaussian_model, lambda: KMCStep(
-        estimator="lite", coordinates="global", pool_warmup=False, adapt_start=30),
+        estimator="lite", coordinates="global", adapt_start=30),
         **FIT_THEN_STOP),
     "am-pooled": Config(gaussian_model, PooledAdaptiveMetropolis),
+    "kmc-pooled": Config(gaussian_model, PooledKMCStep, **{**FIT_THEN_STOP, "tune": 90}),
     "kmc-auto": Config(gaussian_model, lambda: KMCStep(
         **{**KMC_EARLY, "estimator": "auto"}, n_features=40), **FIT_THEN_STOP),
     "kmc-diagonal-mass": Config(gaussian_model, lambda: KMCStep(
