@@ -18,6 +18,7 @@ unpickle them once per worker process (a cache keyed by their digest).
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,8 @@ __all__ = ["CHUNKS_PER_WORKER", "PointEvaluator", "pool_size"]
 #: chunks per worker and call: one keeps the per-task overhead lowest, and the workers of a
 #: local pool finish together when the points cost about the same
 CHUNKS_PER_WORKER = 1
+#: tries of the broadcast of the function's bytes to the Dask workers (a worker may die meanwhile)
+BROADCAST_ATTEMPTS = 3
 #: functions unpickled in this (worker) process, by the digest of their bytes
 _UNPICKLED: dict[str, Callable] = {}
 _UNPICKLED_LIMIT = 8
@@ -151,8 +154,7 @@ class PointEvaluator:
     def _dask_map(self, chunks: list[np.ndarray]) -> list[np.ndarray]:
         client = self.pool
         if self._scattered is None:
-            # once per worker: the bytes travel as data and stay in the workers' memory
-            self._scattered = client.scatter(self._payload, broadcast=True, hash=False)
+            self._scattered = self._broadcast_payload(client)
         tasks = [(self._digest, self._scattered, chunk) for chunk in chunks]
         futures = client.map(_evaluate_chunk, tasks, pure=False)
         try:
@@ -160,6 +162,23 @@ class PointEvaluator:
         except BaseException:
             client.cancel(futures)  # Ctrl-C or a failure: leave the cluster idle, usable
             raise
+
+    def _broadcast_payload(self, client: Any) -> Any:
+        """The function's bytes sent once to every worker, where they stay in memory.
+
+        A worker that dies during the broadcast breaks its connection (Dask's
+        ``CommClosedError``, Tornado's ``StreamClosedError``: both ``OSError``); the scheduler
+        drops or restarts it, so the broadcast is tried again, as a killed worker costs a task a
+        retry rather than the run.
+        """
+        for attempt in range(BROADCAST_ATTEMPTS):
+            try:
+                return client.scatter(self._payload, broadcast=True, hash=False)
+            except OSError:
+                if attempt == BROADCAST_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.5 * (attempt + 1))  # (give the scheduler time to see the loss)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def __getstate__(self) -> dict[str, Any]:
         """Refuse to travel with a pool: a pool belongs to the process that made it."""
