@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pymc as pm
 import pytest
 from helpers.doc_blocks import ROOT, TRUST_RULE, block_containing, run_as_script
 
@@ -85,7 +86,7 @@ def test_readme_quick_start_with_2000_draws_is_not_yet_trusted(
 
 
 def test_readme_quick_start_classic_warmup(in_tmp, monkeypatch, caplog, record_property):
-    """The figure the README gives for ``warmup="classic"``; its run passes the rule too."""
+    """The figures the README gives for ``warmup="classic"``, per PyMC major."""
     (run,) = run_as_script(
         README,
         QUICK_START,
@@ -99,7 +100,12 @@ def test_readme_quick_start_classic_warmup(in_tmp, monkeypatch, caplog, record_p
         f"quick start, classic warm-up: max r_hat {summary['r_hat'].max():.4f}, ess_bulk x1 "
         f"{summary['ess_bulk']['x1']:.0f}",
     )
-    assert run.trusted, summary
+    if pm.__version__.split(".")[0] == "5":
+        assert run.trusted, summary
+        assert abs(summary["ess_bulk"]["x1"] - 957) < 20, summary
+    else:  # the README's figures for PyMC 6.4: just short of the rule at this seed
+        assert abs(summary["ess_bulk"]["x1"] - 748) < 20, summary
+        assert abs(summary["r_hat"].max() - 1.012) < 0.001, summary
 
 
 def test_readme_other_uses_meet_the_trust_rule_without_a_warning(
