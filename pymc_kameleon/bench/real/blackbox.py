@@ -119,7 +119,15 @@ def _lognormal_logpdf(y, log_median, sigma):
     )
 
 
+#: above this NB shape the counts are Poisson, as in PyMC's NegativeBinomial (the twins' likelihood)
+POISSON_LIMIT_ALPHA = 1e10
+
+
 def _negbinomial_logpmf(k, mu, alpha):
+    if alpha > POISSON_LIMIT_ALPHA:
+        # gammaln(k + alpha) - gammaln(alpha) cancels catastrophically for a huge alpha (phi_inv
+        # near 0): values off by thousands, some far above the true maximum, where a chain stays
+        return k * np.log(mu) - mu - gammaln(k + 1.0)
     return (
         gammaln(k + alpha)
         - gammaln(alpha)

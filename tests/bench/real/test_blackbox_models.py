@@ -203,3 +203,21 @@ def test_the_pelts_and_a_failed_solve():
     assert LYNX_HARE_PELTS[:, 0].argmax() == 3 and LYNX_HARE_PELTS[:, 1].argmax() == 4  # 1903, 1904
     # a population that explodes within the 20 years: LSODA stops, the likelihood is -inf
     assert lynx_hare_loglike(np.array([50.0, 0.0, 1.0, 5.0, 10.0, 10.0, 0.3, 0.3])) == -np.inf
+
+
+def test_the_flu_counts_are_poisson_where_the_dispersion_vanishes():
+    """phi_inv -> 0 is the Poisson limit; the NB formula cancelled to garbage there (issue 66:
+    a chain settled at a log-density of 18 630 at phi_inv ~ 1e-17, the posterior's top is -64)."""
+    from scipy.stats import poisson
+
+    from pymc_kameleon.bench.real.blackbox import FLU_BOYS, FLU_CONFINED, _sir, _solve
+
+    beta, gamma = 1.7, 0.5
+    z = _solve(_sir, np.array([FLU_BOYS - 1.0, 1.0, 0.0]), np.arange(FLU_CONFINED.size + 1.0),
+               (beta, gamma))  # fmt: skip
+    exact = poisson.logpmf(FLU_CONFINED, z[1:, 1]).sum()
+    for phi_inv in (1e-11, 1e-15, 1e-17, 1e-20, 1e-300):
+        assert flu_sir_loglike(np.array([beta, gamma, phi_inv])) == pytest.approx(exact, rel=1e-9)
+    # below the limit the NB is close to Poisson and continuous across it
+    near = flu_sir_loglike(np.array([beta, gamma, 1e-9]))
+    assert near == pytest.approx(exact, abs=1e-4)
