@@ -30,6 +30,7 @@ import scipy.linalg
 
 __all__ = [
     "CONVERGED_GAIN",
+    "TRUST_RADIUS",
     "ModeStart",
     "conditional_scales",
     "find_mode_and_curvature",
@@ -58,6 +59,15 @@ _NOISE_GAIN = 0.1
 _EIGEN_FLOOR = 1e-12
 #: what probing a coordinate returns with a bound of the support a short step away both ways
 _BOUND = "bound"
+#: a climb's first moves are at most this long, in conditional sds (the probes' steps, the
+#: scaled coordinates): a Newton step divided by a tiny eigenvalue is hundreds of sds long, and
+#: an expensive model evaluated there can take minutes (issue 67)
+TRUST_RADIUS = 10.0
+#: the trust radius grows by this after a move that reached its cap and realised its predicted
+#: rise (a ridge is followed over several moves: 2**k sds after k of them), and shrinks to the
+#: move taken when the line search had to shorten it
+_TRUST_GROWTH = 2.0
+_MIN_TRUST_RADIUS = 0.25
 
 
 @dataclass(frozen=True)
@@ -381,6 +391,7 @@ def _newton(counted, x, value, max_newton_steps, converged_gain) -> ModeStart:
     Hessian is taken again whenever the updated one fails: it lost definiteness, its step does
     not climb, or it says the mode is reached (which only a full one may confirm)."""
     initial = hessian = last = None
+    region = _TrustRegion()
     for _ in range(max_newton_steps + 1):
         probes = _probe(counted, x, value, initial)
         if probes is None or probes is _BOUND:
@@ -399,7 +410,7 @@ def _newton(counted, x, value, max_newton_steps, converged_gain) -> ModeStart:
             else:
                 claimed = _claims_mode(hessian, gradient, probes.steps, converged_gain)
             outcome = _newton_move(
-                counted, x, value, hessian, gradient, probes, curvature, converged_gain
+                counted, x, value, hessian, gradient, probes, curvature, converged_gain, region
             )
             if outcome is not None:
                 break
@@ -412,7 +423,7 @@ def _newton(counted, x, value, max_newton_steps, converged_gain) -> ModeStart:
     return ModeStart(x, value, None, "not_converged", counted.calls)
 
 
-def _newton_move(counted, x, value, hessian, gradient, probes, curvature, converged_gain):
+def _newton_move(counted, x, value, hessian, gradient, probes, curvature, converged_gain, region):
     """One move: the new ``(x, value, trusted)``; a :class:`ModeStart` to end with; None to
     retry with a full Hessian (only when ``hessian`` is an update, ``curvature`` None).
     ``trusted``: the curvature predicted the rise well enough to be updated and kept."""
@@ -439,6 +450,7 @@ def _newton_move(counted, x, value, hessian, gradient, probes, curvature, conver
         gain = 0.5 * float(gradient @ step)
         if gain < converged_gain:
             return _top(counted, x, value, covariance, bounded) if fresh else None
+    step = region.cap(step, steps)
     moved, moved_value, blocked = _line_search(counted, x, value, step)
     if bounded and blocked:  # the climb runs into the bound: no Gaussian where it ends
         end = (moved, moved_value) if moved_value > value else (x, value)
@@ -446,15 +458,15 @@ def _newton_move(counted, x, value, hessian, gradient, probes, curvature, conver
     if moved_value <= value and fresh and not (curvature.is_central or axes_only):
         # a one-sided curvature that does not climb may be its error: try it to second order
         return _newton_move(
-            counted, x, value, curvature.central(), gradient, probes, curvature, converged_gain
-        )
+            counted, x, value, curvature.central(), gradient, probes, curvature, converged_gain,
+            region,
+        )  # fmt: skip
     if moved_value > value:
-        # a curvature whose quadratic model predicted the rise of the move taken within a
-        # factor 2 is updated and kept; otherwise the next point takes a full one
-        move = moved - x
-        predicted = float(gradient @ move) + 0.5 * float(move @ hessian @ move)
-        rise = moved_value - value
-        return moved, moved_value, 0.5 * predicted <= rise <= 2.0 * predicted and not axes_only
+        trusted = (
+            _predicted_well(moved - x, moved_value - value, gradient, hessian) and not axes_only
+        )
+        region.learn(moved - x, steps, trusted)
+        return moved, moved_value, trusted
     if not fresh:
         return None
     if covariance is not None and gain < _NOISE_GAIN:
@@ -462,6 +474,36 @@ def _newton_move(counted, x, value, hessian, gradient, probes, curvature, conver
         return _top(counted, x, value, covariance, bounded)
     status = "near_bound" if bounded else "indefinite" if covariance is None else "not_converged"
     return ModeStart(x, value, None, status, counted.calls)
+
+
+def _predicted_well(move, rise, gradient, hessian) -> bool:
+    """Whether the quadratic model predicted the rise of the move within a factor 2 (its
+    curvature is then updated and kept; otherwise the next point takes a full one)."""
+    predicted = float(gradient @ move) + 0.5 * float(move @ hessian @ move)
+    return 0.5 * predicted <= rise <= 2.0 * predicted
+
+
+class _TrustRegion:
+    """How far a climb's next move may go, in the coordinates scaled by the probes' steps."""
+
+    def __init__(self) -> None:
+        self.radius, self.capped, self.offered = TRUST_RADIUS, False, 0.0
+
+    def cap(self, step: np.ndarray, scales: np.ndarray) -> np.ndarray:
+        """``step``, shortened to the radius (the line search starts from it)."""
+        length = float(np.linalg.norm(step / scales))
+        self.capped = length > self.radius
+        self.offered = min(length, self.radius)
+        return step * (self.radius / length) if self.capped else step
+
+    def learn(self, move: np.ndarray, scales: np.ndarray, trusted: bool) -> None:
+        """Grow after a capped move that rose as predicted; shrink to a move the line search
+        had to shorten."""
+        taken = float(np.linalg.norm(move / scales))
+        if taken < 0.99 * self.offered:
+            self.radius = max(taken, _MIN_TRUST_RADIUS)
+        elif self.capped and trusted:
+            self.radius *= _TRUST_GROWTH
 
 
 def _top(counted, x, value, covariance, bounded) -> ModeStart:

@@ -284,7 +284,10 @@ class KMCStep(AdaptiveMHStep):
     exp(-energy_error))), ``accepted`` (0.0/1.0), ``step_size``, ``n_steps``, ``energy``
     (Hamiltonian of the state kept), ``energy_error`` (:math:`H` at the end point minus
     :math:`H` at the start), ``diverging`` (the trajectory left the finite numbers, the end
-    point has a NaN/-inf log-density, or the energy error exceeded 1000; never accepted),
+    point has a NaN/-inf log-density, the energy error exceeded 1000, or it was screened; never
+    accepted), ``screened`` (rejected before the model was asked: its energy error on the
+    surrogate itself exceeded 10, a leapfrog gone unstable that typically ends far beyond the
+    history; the rule is symmetric under reversal, so the chain stays exact; 0 evaluations),
     ``model_logp``, ``logp_evals`` (model log-density evaluations this iteration), ``start_up``
     (the start-up's outcome, constant over a chain: 0 did not run, 1 Gaussian start, 2-8
     fallbacks, see :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`),

@@ -173,7 +173,8 @@ def divergence_message(name: str, current: float) -> str:
     )
     return (
         f"{name}: a Hamiltonian trajectory diverged after warm-up (its energy error exceeded "
-        "1000, or it left the finite numbers or the support). Divergent trajectories are "
+        "1000, it left the finite numbers or the support, or its energy error on the surrogate "
+        "exceeded 10 and it was rejected without evaluating the model). Divergent trajectories are "
         "rejected, so the draws stay exact, but the chain explores the region where they "
         "happen poorly (a heavy tail, a funnel's neck). If PyMC reports divergences and "
         f"advises to increase `target_accept`, {raise_it}reparameterising the model (e.g. a "

@@ -107,6 +107,7 @@ EXPECTED_STATS = {
     "energy": np.float64,
     "energy_error": np.float64,
     "diverging": bool,
+    "screened": bool,
     "model_logp": np.float64,
     "logp_evals": np.int64,
     "start_up": np.int64,
@@ -397,13 +398,15 @@ def test_one_logp_evaluation_per_iteration(estimator, start_up):
     step.density.compiled = counter
     step.set_rng(8)
     point = model.initial_point()
-    per_iteration = []
+    per_iteration, screened = [], []
     for _ in range(200):
         before = counter.calls
         point, stats = step.step(point)
         per_iteration.append(counter.calls - before)
+        screened.append(bool(stats[0]["screened"]))
         assert stats[0]["logp_evals"] == per_iteration[-1]
-    assert set(per_iteration[1:]) == {1}
+    # one each, but none for a trajectory screened unevaluated (and only for it)
+    assert per_iteration[1:] == [0 if s else 1 for s in screened[1:]]
     assert per_iteration[0] == 2 if not start_up else per_iteration[0] > 2 + 3 * 3
 
 

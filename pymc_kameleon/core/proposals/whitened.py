@@ -36,7 +36,11 @@ import numpy as np
 from pymc_kameleon.core.coordinate_scales import gaussian_coordinate_scale
 from pymc_kameleon.core.proposals.affine import AffineMap, diagonal_map
 from pymc_kameleon.core.proposals.coordinate_walk import CoordinateRandomWalk
-from pymc_kameleon.core.proposals.independence import IndependenceMixing, IndependenceProposal
+from pymc_kameleon.core.proposals.independence import (
+    INDEPENDENCE_BOUND,
+    IndependenceMixing,
+    IndependenceProposal,
+)
 from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 from pymc_kameleon.core.windowed_covariance import WindowedCovariance, whitening_map
 
@@ -395,7 +399,9 @@ class WhitenedProposal(Proposal):
         """
         maps = [whitening_map(mean, covariance) for mean, covariance, _ in anchors]
         weights = [weight for _, _, weight in anchors]
-        proposal = IndependenceProposal(self.dim, anchor=maps, anchor_weights=weights)
+        proposal = IndependenceProposal(
+            self.dim, anchor=maps, anchor_weights=weights, bound=INDEPENDENCE_BOUND
+        )
         self.independence = IndependenceMixing(proposal)
         self.keep_independence = bool(keep_after_warmup)
 

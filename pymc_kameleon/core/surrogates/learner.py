@@ -549,6 +549,24 @@ class SurrogateLearner:
             return np.zeros(self.dim)
         return self.surrogate_scale * self.surrogate.gradient(np.asarray(x, dtype=float))
 
+    def potential_change(self, x: np.ndarray, x_new: np.ndarray) -> float:
+        """``U_f(x_new) - U_f(x)``, the change of the potential the trajectories follow.
+
+        ``U_f = -surrogate_scale * f`` (zero before the first fit, as :meth:`gradient`).
+
+        Parameters
+        ----------
+        x, x_new : numpy.ndarray, shape (d,)
+
+        Returns
+        -------
+        float
+        """
+        if self.surrogate is None:
+            return 0.0
+        change = float(self.surrogate.value(x_new)) - float(self.surrogate.value(x))
+        return -self.surrogate_scale * change
+
     def trajectory(
         self, q: np.ndarray, p: np.ndarray, step_size: float, n_steps: int
     ) -> LeapfrogResult:
