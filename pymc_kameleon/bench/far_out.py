@@ -16,9 +16,6 @@ posterior widths out can be a stiff system that takes minutes to solve: a hang, 
   ``mu ~ LogNormal(0, 0.5)``, ``x0 ~ Normal(2, 0.5)``, ``sigma ~ HalfNormal(1)``; RK45 as above.
   The system turns stiff as ``mu`` grows: a solve takes milliseconds at ``mu = 1.5`` (the data's)
   and seconds from ``mu`` in the hundreds.
-* :func:`far_sleeper_model`: a 3-D correlated Gaussian whose Op sleeps in proportion to how far
-  out it is evaluated (the prior's centre to the point, in prior sds), so a far evaluation is
-  seen in the wall time, not only in the records.
 
 Each model's Op keeps a :class:`EvaluationLog` of every parameter vector it was asked about (in
 the model's own units; the log stays in the process that evaluated it, so read it after
@@ -27,7 +24,6 @@ the model's own units; the log stays in the process that evaluated it, so read i
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 import numpy as np
@@ -40,10 +36,8 @@ __all__ = [
     "LOGISTIC_TIMES",
     "VAN_DER_POL_TIMES",
     "EvaluationLog",
-    "FarSleeperOp",
     "LogisticGrowthOp",
     "VanDerPolOp",
-    "far_sleeper_model",
     "logistic_growth_data",
     "logistic_ode_model",
     "logistic_solution",
@@ -223,40 +217,4 @@ def van_der_pol_model(seed: int = 5) -> tuple[pm.Model, VanDerPolOp]:
         x0 = pm.Normal("x0", 2.0, 0.5)
         sigma = pm.HalfNormal("sigma", 1.0)
         pm.Normal("y", op(pt.stack([mu, x0])), sigma, observed=observed)
-    return model, op
-
-
-#: seconds the sleeper waits per prior sd beyond the first three
-SLEEP_PER_PRIOR_SD = 0.5
-_SLEEPER_COVARIANCE = np.array([[1.0, 0.9, 0.0], [0.9, 1.0, 0.5], [0.0, 0.5, 1.0]]) * 0.04
-
-
-class FarSleeperOp(Op):
-    """Gaussian log-likelihood of ``theta`` that sleeps ``SLEEP_PER_PRIOR_SD`` s per prior sd
-    beyond 3 (theta's prior is N(0, I)); records each call."""
-
-    itypes: ClassVar[list] = [pt.dvector]
-    otypes: ClassVar[list] = [pt.dscalar]
-
-    def __init__(self, centre: np.ndarray) -> None:
-        self.centre = np.asarray(centre, dtype=float)
-        self.precision = np.linalg.inv(_SLEEPER_COVARIANCE)
-        self.log = EvaluationLog()
-
-    def perform(self, node, inputs, outputs):
-        theta = inputs[0]
-        self.log.add(theta)
-        out = float(np.max(np.abs(theta)))
-        if out > 3.0:
-            time.sleep(SLEEP_PER_PRIOR_SD * min(out - 3.0, 60.0))
-        gap = theta - self.centre
-        outputs[0][0] = np.asarray(-0.5 * gap @ self.precision @ gap)
-
-
-def far_sleeper_model() -> tuple[pm.Model, FarSleeperOp]:
-    """A correlated 3-D Gaussian likelihood (sds 0.2) about (1, -0.5, 0.8), N(0, 1) priors."""
-    op = FarSleeperOp(np.array([1.0, -0.5, 0.8]))
-    with pm.Model() as model:
-        theta = pm.Normal("theta", 0.0, 1.0, shape=3)
-        pm.Potential("likelihood", op(theta))
     return model, op
