@@ -37,6 +37,7 @@ __all__ = [
     "count_logp_evals",
     "count_logp_evals_in",
     "ess_per_1000_evals",
+    "independence_moves",
     "max_rhat",
     "mcse_zscores",
     "mean_acceptance",
@@ -290,6 +291,52 @@ def mean_acceptance(idata: Any, group: str = "sample_stats") -> float:
     if "accept" in stats_group:
         return float(np.mean(np.minimum(stats_group["accept"].values, 1.0)))
     return float("nan")
+
+
+def independence_moves(idata: Any, group: str = "sample_stats") -> dict[str, dict[str, float]]:
+    """Share and mean acceptance of each kind of independence move, over chains and draws.
+
+    Reads the ``independence_move`` statistic (see the sampler statistics page): kind ``"t"``
+    the candidates drawn from the t's, ``"wide"`` those from their wide copies (the defensive
+    mixture, after warm-up only), with the moves' ``share`` and ``defensive_weight`` in use.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData, xarray.DataTree or dict of xarray.Dataset
+        Output of a step with independence moves (``warmup="whitened"``, the default).
+    group : str, default "sample_stats"
+        ``"warmup_sample_stats"`` for the warm-up (with ``discard_tuned_samples=False``).
+
+    Returns
+    -------
+    dict
+        ``{"t": {"share": ..., "acceptance": ...}, "wide": {...}, "all": {"share": ...,
+        "defensive_weight": ...}}``; an acceptance is NaN where no such move was made.
+
+    Raises
+    ------
+    KeyError
+        When the group has no ``independence_move`` statistic.
+    """
+    stats_group = posterior_dataset(idata, group, reader="independence_moves")
+    if "independence_move" not in stats_group:
+        raise KeyError(
+            f"independence_moves: the {group!r} group has no 'independence_move' statistic; "
+            "it comes from KameleonStep, AdaptiveMetropolis or KMCStep with "
+            'warmup="whitened" (the default).'
+        )
+    kind = stats_group["independence_move"].values
+    accept = np.minimum(stats_group["accept"].values, 1.0)
+    out: dict[str, dict[str, float]] = {}
+    for label, code in (("t", 0), ("wide", 1)):
+        made = kind == code
+        acceptance = float(np.mean(accept[made])) if made.any() else float("nan")
+        out[label] = {"share": float(np.mean(made)), "acceptance": acceptance}
+    out["all"] = {
+        "share": float(np.mean(stats_group["independence_share"].values)),
+        "defensive_weight": float(np.mean(stats_group["defensive_weight"].values)),
+    }
+    return out
 
 
 def ess_per_1000_evals(

@@ -120,10 +120,12 @@ class AdaptiveMetropolis(AdaptiveMHStep):
     :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`), ``invalid_proposal``; with
     ``warmup="classic"`` ``n_history`` (states in the running covariance), with
     ``warmup="whitened"`` ``warmup_stage`` (0 per-coordinate start, 1 covariance windows, 2
-    settling, 3 frozen) and ``n_windows`` (window estimates used so far). With a stochastic
-    likelihood estimate there is one more stat, ``noise_sd``: the standard deviation of
-    :math:`\log \hat p` at the current state, pooled over the checks so far (pseudo-marginal
-    chains stick when it is well above 1-2).
+    settling, 3 frozen), ``n_windows`` (window estimates used so far), ``independence_move``
+    (-1 no independence move, 0 a candidate from the t's, 1 from their wide copies),
+    ``independence_share`` (the independence moves' share) and ``defensive_weight`` (the wide
+    copies' weight: 0 in warm-up). With a stochastic likelihood estimate there is one more
+    stat, ``noise_sd``: the standard deviation of :math:`\log \hat p` at the current state,
+    pooled over the checks so far (pseudo-marginal chains stick when it is well above 1-2).
 
     <warning stat>
 

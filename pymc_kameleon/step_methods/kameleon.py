@@ -233,7 +233,10 @@ class KameleonStep(AdaptiveMHStep):
     Gaussian start, 2-8 fallbacks, see :data:`~pymc_kameleon.core.start_up.START_UP_STATUSES`),
     and ``invalid_proposal`` (the proposal had a NaN/-inf log-density and was rejected). With
     ``warmup="whitened"`` there are more: ``warmup_stage`` (0 per-coordinate start, 1 covariance
-    windows, 2 settling, 3 frozen), ``n_windows`` (window estimates used so far), ``component``
+    windows, 2 settling, 3 frozen), ``n_windows`` (window estimates used so far),
+    ``independence_move`` (-1 no independence move, 0 a candidate from the t's, 1 from their wide
+    copies), ``independence_share`` (the independence moves' share), ``defensive_weight`` (the
+    wide copies' weight: 0 in warm-up), ``component``
     (0 the kernel move, 1 the global move; -1 before the first of them), the kernel move's
     ``move0_scaling``, ``move0_bandwidth``, ``move0_n_history``, ``move0_kernel_local``,
     ``move0_weight_share`` and ``move0_direction`` (the same as ``scaling``, ``bandwidth``,

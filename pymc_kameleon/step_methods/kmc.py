@@ -295,7 +295,10 @@ class KMCStep(AdaptiveMHStep):
     surrogate in use; 0 before the first fit), and ``surrogate_scale`` (the calibrated factor
     :math:`\beta` on the surrogate gradient). With ``warmup="whitened"`` also ``warmup_stage``
     (0 per-coordinate start, 1 covariance windows, 2 settling with the final map, 3 frozen after
-    warm-up) and ``n_windows`` (covariance windows used so far). With a stochastic likelihood
+    warm-up), ``n_windows`` (covariance windows used so far), ``independence_move`` (-1 no
+    independence move, 0 a candidate from the t's, 1 from their wide copies),
+    ``independence_share`` (the independence moves' share) and ``defensive_weight`` (the wide
+    copies' weight: 0 in warm-up). With a stochastic likelihood
     estimate there is one more stat, ``noise_sd``: the standard deviation of :math:`\log \hat p`
     at the current state, pooled over the checks so far (pseudo-marginal chains stick when it is
     well above 1-2). The Metropolis test uses the stored estimate of the current state and a

@@ -9,7 +9,12 @@ import pytest
 from scipy import stats
 
 from pymc_kameleon.core.mh import mh_decide, mh_log_ratio
-from pymc_kameleon.core.proposals import IsotropicRandomWalk, Transition, WhitenedProposal
+from pymc_kameleon.core.proposals import (
+    IsotropicRandomWalk,
+    Transition,
+    WhitenedProposal,
+    independence,
+)
 from pymc_kameleon.core.proposals.independence import (
     FULL_WEIGHT_ACCEPTANCE,
     MAX_INDEPENDENCE_WEIGHT,
@@ -18,6 +23,7 @@ from pymc_kameleon.core.proposals.independence import (
     WIDE_SCALE,
     IndependenceMixing,
     IndependenceProposal,
+    independence_stats,
     student_t_log_density,
 )
 from pymc_kameleon.core.windowed_covariance import whitening_map
@@ -52,25 +58,76 @@ def test_draws_have_the_t_moments_and_their_own_density():
     assert log_q_one == pytest.approx(proposal.log_density(x_new, np.ones(3)))
 
 
-def test_a_widened_t_is_an_even_mixture_with_a_wide_copy():
+@pytest.mark.parametrize("weight", [0.5, 0.1])
+def test_a_widened_t_is_a_mixture_with_a_wide_copy_at_its_weight(weight):
     proposal = IndependenceProposal(3, anchor=whitening_map(MEAN, COV))
-    assert proposal.wide_scale == 1.0
-    proposal.widen(WIDE_SCALE)
+    assert proposal.wide_scale == 1.0 and proposal.defensive_weight == 0.0
+    proposal.widen(WIDE_SCALE, weight)
     assert proposal.wide_scale == WIDE_SCALE > 1.0
+    assert proposal.defensive_weight == weight
     narrow = stats.multivariate_t(loc=MEAN, shape=COV, df=4.0)
     wide = stats.multivariate_t(loc=MEAN, shape=WIDE_SCALE**2 * COV, df=4.0)
     rng = np.random.default_rng(7)
     draws, log_q = proposal.propose_many(np.zeros((60_000, 3)), rng)
-    expected = np.log(0.5 * narrow.pdf(draws) + 0.5 * wide.pdf(draws))
+    expected = np.log((1.0 - weight) * narrow.pdf(draws) + weight * wide.pdf(draws))
     np.testing.assert_allclose(log_q, expected, rtol=1e-10)
     np.testing.assert_allclose(proposal.log_density_many(draws, draws), expected, rtol=1e-10)
-    # half the draws from each t: the squared Mahalanobis distance over d is F(d, df)-distributed
-    # under the narrow t, and that divided by the scale squared under the wide one
+    # a share `weight` of the draws from the wide t: the squared Mahalanobis distance over d is
+    # F(d, df)-distributed under the narrow t, and that divided by the scale squared under the
+    # wide one
     u = whitening_map(MEAN, COV).to_kernel(draws)
     radius = np.sum(u * u, axis=1) / 3.0
     for r in (0.5, 2.0, 8.0):
-        expected_mass = 0.5 * stats.f(3, 4).cdf(r) + 0.5 * stats.f(3, 4).cdf(r / WIDE_SCALE**2)
+        f = stats.f(3, 4)
+        expected_mass = (1.0 - weight) * f.cdf(r) + weight * f.cdf(r / WIDE_SCALE**2)
         assert np.mean(radius <= r) == pytest.approx(expected_mass, abs=0.01)
+
+
+@pytest.mark.parametrize("weight", [0.5, 0.1])
+def test_single_draws_say_which_copy_they_came_from(weight):
+    proposal = IndependenceProposal(2, anchor=whitening_map(np.zeros(2), np.eye(2)))
+    proposal.widen(WIDE_SCALE, weight)
+    rng = np.random.default_rng(3)
+    wide, radius = [], []
+    for _ in range(4000):
+        x_new, _ = proposal.propose(np.zeros(2), rng)
+        wide.append(proposal.last_wide)
+        radius.append(float(np.sum(x_new**2)) / 2.0)
+    wide, radius = np.array(wide), np.array(radius)
+    # the share within 4 binomial sds; each kind's radii follow their own F law
+    assert abs(wide.mean() - weight) < 4.0 * math.sqrt(weight * (1 - weight) / wide.size)
+    f = stats.f(2, 4)
+    assert stats.kstest(radius[~wide], f.cdf).pvalue > 1e-3
+    assert stats.kstest(radius[wide] / WIDE_SCALE**2, f.cdf).pvalue > 1e-3
+
+
+def test_the_mixture_covariance_matches_its_draws():
+    proposal = IndependenceProposal(3, df=8.0, anchor=whitening_map(MEAN, COV))
+    proposal.widen(2.0, 0.2)
+    draws, _ = proposal.propose_many(np.zeros((200_000, 3)), np.random.default_rng(5))
+    np.testing.assert_allclose(np.cov(draws.T), proposal.covariance(MEAN), atol=0.06)
+
+
+@pytest.mark.parametrize("weight", [0.0, 1.0, -0.1, math.nan])
+def test_a_wide_weight_outside_the_open_unit_interval_is_refused(weight):
+    with pytest.raises(ValueError, match="wide_weight"):
+        IndependenceProposal(2).widen(2.0, weight)
+
+
+def test_independence_stats_name_the_kind_of_draw_the_share_and_the_weight():
+    mixing = IndependenceMixing(
+        IndependenceProposal(2, anchor=whitening_map(np.zeros(2), np.eye(2)))
+    )
+    assert independence_stats(None, False) == {
+        "independence_move": -1, "independence_share": 0.0, "defensive_weight": 0.0,
+    }  # fmt: skip
+    assert independence_stats(mixing, False)["independence_move"] == -1
+    mixing.freeze()
+    mixing.proposal.propose(np.zeros(2), np.random.default_rng(0))
+    got = independence_stats(mixing, True)
+    assert got["independence_move"] == int(mixing.proposal.last_wide)
+    assert got["independence_share"] == mixing.frozen_weight
+    assert got["defensive_weight"] == independence.DEFENSIVE_WEIGHT
 
 
 @pytest.mark.parametrize("scale", [0.5, math.nan, math.inf])
@@ -88,6 +145,7 @@ def test_the_t_widens_when_the_share_freezes_after_warmup():
     assert mixing.proposal.wide_scale == 1.0
     mixing.freeze()
     assert mixing.proposal.wide_scale == WIDE_SCALE
+    assert mixing.proposal.defensive_weight == independence.DEFENSIVE_WEIGHT
 
 
 def test_standard_t_density_integrates_to_one_in_one_dimension():

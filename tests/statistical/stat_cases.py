@@ -535,6 +535,35 @@ class IndependenceWithoutHastings(AdaptiveMetropolis):
             mixing.proposal.__class__ = _IndependenceWithoutHastings
 
 
+class _StateDependentDefensiveWeight(IndependenceProposal):
+    """Test-only: after warm-up the wide copies' weight depends on the current state (0.95 where
+    it lies beyond one whitened unit of the map's centre in some coordinate, 0.02 inside),
+    while the Hastings terms are those of the fixed mixture (wrong: the kernel from a state in
+    the tail is not the one the ratio divides by, and the chain lingers in the tails)."""
+
+    def propose(self, x, rng):
+        if self.wide_scale == 1.0:
+            return super().propose(x, rng)
+        fixed = self.wide_weight
+        u = self.maps[-1].to_kernel(np.asarray(x, dtype=float)[None, :])
+        self.wide_weight = 0.95 if float(np.max(np.abs(u))) > 1.0 else 0.02
+        try:
+            x_new = super().propose(x, rng)[0]
+        finally:
+            self.wide_weight = fixed
+        return x_new, self.log_density(x_new, x)
+
+
+class StateDependentDefensiveWeight(AdaptiveMetropolis):
+    """AdaptiveMetropolis whose defensive weight follows the current state (wrong)."""
+
+    def mix_independence(self, anchors):
+        super().mix_independence(anchors)
+        mixing = getattr(self.proposal, "independence", None)
+        if mixing is not None:
+            mixing.proposal.__class__ = _StateDependentDefensiveWeight
+
+
 #: the published KameleonStep, in the model's units (the default warm-up is the whitened one)
 ClassicKameleon = functools.partial(KameleonStep, warmup="classic")
 
@@ -682,6 +711,9 @@ def _cases() -> dict[str, StatCase]:
         StatCase("heavy-tail-kmc", step=KMCStep, **heavy),
         StatCase("heavy-tail-am-independence-no-hastings", step=IndependenceWithoutHastings,
                  negative_control=True, **heavy),
+        # the defensive weight must not depend on the state without its Hastings term
+        StatCase("heavy-tail-am-state-dependent-defensive-weight",
+                 step=StateDependentDefensiveWeight, negative_control=True, **heavy),
     ]  # fmt: skip
     return {case.name: case for case in cases}
 

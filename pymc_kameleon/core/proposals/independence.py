@@ -14,14 +14,21 @@ evaluation each, which is why the steps give it a weight that follows its accept
 The heavy tails keep the importance ratio ``pi / q`` bounded in more directions than a Gaussian
 would: a proposal narrower than the posterior makes an independence sampler stick in the tails.
 For the same reason the t's kept after warm-up are defensive mixtures
-(:meth:`IndependenceMixing.freeze`): half of their draws come from a copy whose scale is
-:data:`WIDE_SCALE` times larger. A warm-up that has not yet been far into a long tail (a ridge
-that runs out to the prior, as ``log K_m`` and ``log V_m`` of a saturable PK model) leaves moments
-that are too narrow there, and a chain whose only way into the tail is a random walk along it goes
-there too rarely for its MCSEs to notice (sd 0.74 and 0.79 of the reference at ESS 523 and 942,
-R-hat 1.01; BENCHMARKS.md, "Heavy tails", issue 46). During warm-up the t's stay single: wide
-draws accepted there fed KMCStep's step size and left divergent trajectories after warm-up on a
-plain location-scale model.
+(:meth:`IndependenceMixing.freeze`): a share :data:`DEFENSIVE_WEIGHT` of their draws come from a
+copy whose scale is :data:`WIDE_SCALE` times larger. A warm-up that has not yet been far into a
+long tail (a ridge that runs out to the prior, as ``log K_m`` and ``log V_m`` of a saturable PK
+model) leaves moments that are too narrow there, and a chain whose only way into the tail is a
+random walk along it goes there too rarely for its MCSEs to notice. Far out, where both t's
+densities fall as ``r^-(df + d)``, the wide copy raises the proposal's density by about
+``DEFENSIVE_WEIGHT * WIDE_SCALE^df`` (8 at 0.1, 3 and 4), which bounds the importance ratio
+``pi / q`` there that much lower; near the centre, where the draws that are accepted come from,
+it takes only the weight's share of the moves away from the t. An even mixture had kept the
+heavy tails right at the cost of a third to a half of the effective sample size of every
+ordinary posterior (BENCHMARKS.md, "The defensive tail at its cheapest"). The weight and the
+scale are fixed before the chain starts and do not depend on its state or past, so the kept
+moves are one Metropolis-Hastings kernel whose proposal density, the mixture's, is the one in
+its ratio: exact. During warm-up the t's stay single: wide draws accepted there fed KMCStep's
+step size and left divergent trajectories after warm-up on a plain location-scale model.
 """
 
 from __future__ import annotations
@@ -39,9 +46,12 @@ from pymc_kameleon.core.proposals.protocol import ComparedByState, Proposal, Tra
 from pymc_kameleon.core.windowed_covariance import whitening_map
 
 __all__ = [
+    "DEFENSIVE_WEIGHT",
     "INDEPENDENCE_BOUND",
+    "INDEPENDENCE_STATS",
     "IndependenceMixing",
     "IndependenceProposal",
+    "independence_stats",
     "student_t_log_density",
 ]
 
@@ -51,8 +61,12 @@ MAX_INDEPENDENCE_WEIGHT = 0.5
 FULL_WEIGHT_ACCEPTANCE = 0.1
 #: the smallest share, so that a proposal that starts badly can still show it is good
 MIN_INDEPENDENCE_WEIGHT = 0.02
-#: the scale of the wide half of each t (the defensive mixture) relative to its map's
+#: the scale of the wide copy of each t (the defensive mixture) relative to its map's
 WIDE_SCALE = 3.0
+#: the wide copy's weight in each t kept after warm-up: small, because near the posterior's
+#: centre a wide draw is a move taken from the t, while far out 0.1 already raises the
+#: proposal's density eightfold (see the module docstring and :meth:`IndependenceMixing.freeze`)
+DEFENSIVE_WEIGHT = 0.1
 #: states kept after warm-up, per dimension, before their moments shape the followed t
 MIN_KEPT_PER_DIM = 10
 #: the bound of a chain's independence moves: a move is rejected unevaluated where the current
@@ -60,6 +74,40 @@ MIN_KEPT_PER_DIM = 10
 #: every map's centre (issue 67: the wide half's draws reach 20 units in 0.6 % of moves, where an
 #: expensive model can take minutes, and a state there is almost never accepted)
 INDEPENDENCE_BOUND = 20.0
+
+
+#: the sampler stats of the independence moves: which kind of draw the iteration's move was
+#: (-1 none, 0 from the t's, 1 from their wide copies), the moves' share, the copies' weight
+INDEPENDENCE_STATS: dict[str, tuple[Any, list]] = {
+    "independence_move": (np.int64, []),
+    "independence_share": (np.float64, []),
+    "defensive_weight": (np.float64, []),
+}
+
+
+def independence_stats(mixing: IndependenceMixing | None, made: bool) -> dict[str, Any]:
+    """The values of :data:`INDEPENDENCE_STATS` for an iteration.
+
+    Parameters
+    ----------
+    mixing : IndependenceMixing or None
+        The chain's independence moves, if it has any in use (share and weight 0 without).
+    made : bool
+        Whether the iteration's move was an independence move.
+
+    Returns
+    -------
+    dict
+    """
+    if mixing is None:
+        return {"independence_move": -1, "independence_share": 0.0, "defensive_weight": 0.0}
+    proposal = mixing.proposal
+    kind = int(bool(proposal.last_wide)) if made else -1
+    return {
+        "independence_move": kind,
+        "independence_share": float(mixing.weight),
+        "defensive_weight": proposal.defensive_weight,
+    }
 
 
 def student_t_log_density(u: np.ndarray, df: float) -> np.ndarray:
@@ -100,8 +148,10 @@ class IndependenceProposal(Proposal):
     anchor_weights : sequence of float, optional
         Their relative weights (default equal).
     wide_scale : float, default 1.0
-        Each map's t is the even mixture of ``t_df(c, A A^T)`` and ``t_df(c, s^2 A A^T)`` with
-        ``s = wide_scale``; 1 gives the single t (see :meth:`widen`).
+        Each map's t is the mixture ``(1 - w) t_df(c, A A^T) + w t_df(c, s^2 A A^T)`` with
+        ``s = wide_scale`` and ``w = wide_weight``; 1 gives the single t (see :meth:`widen`).
+    wide_weight : float, default 0.5
+        ``w`` above, in (0, 1).
     bound : float, default inf
         :meth:`propose` gives no candidate (NaN: the step rejects the move unevaluated) where the
         current state or the candidate is outside the region within ``bound`` whitened units, in
@@ -115,6 +165,8 @@ class IndependenceProposal(Proposal):
         The anchors.
     followed : AffineMap or None
         The last map handed in by :meth:`set_map`.
+    last_wide : bool or None
+        Whether the last :meth:`propose` drew from the wide copies (None before one).
     """
 
     symmetric = False
@@ -128,11 +180,13 @@ class IndependenceProposal(Proposal):
         anchor: AffineMap | Sequence[AffineMap] | None = None,
         anchor_weights: Sequence[float] | None = None,
         wide_scale: float = 1.0,
+        wide_weight: float = 0.5,
         bound: float = math.inf,
     ) -> None:
         if not (math.isfinite(df) and df > 0.0):
             raise ValueError(f"IndependenceProposal: `df` must be finite and > 0, got {df!r}.")
-        self.widen(wide_scale)
+        self.widen(wide_scale, wide_weight)
+        self.last_wide: bool | None = None
         self.dim = int(dim)
         self.df = float(df)
         if anchor is None:
@@ -169,19 +223,31 @@ class IndependenceProposal(Proposal):
         row = np.asarray(x, dtype=float)[None, :]
         return any(float(np.max(np.abs(m.to_kernel(row)))) <= self.bound for m in self.maps)
 
-    def widen(self, wide_scale: float) -> None:
-        """Make each map's t the even mixture with a copy ``wide_scale`` times as wide.
+    def widen(self, wide_scale: float, wide_weight: float = 0.5) -> None:
+        """Make each map's t a mixture with a copy ``wide_scale`` times as wide.
 
         Parameters
         ----------
         wide_scale : float
             At least 1 (1: the single t).
+        wide_weight : float, default 0.5
+            The wide copy's weight, in (0, 1).
         """
         if not (math.isfinite(wide_scale) and wide_scale >= 1.0):
             raise ValueError(
                 f"IndependenceProposal: `wide_scale` must be finite and >= 1, got {wide_scale!r}."
             )
+        if not 0.0 < wide_weight < 1.0:
+            raise ValueError(
+                f"IndependenceProposal: `wide_weight` must be in (0, 1), got {wide_weight!r}."
+            )
         self.wide_scale = float(wide_scale)
+        self.wide_weight = float(wide_weight)
+
+    @property
+    def defensive_weight(self) -> float:
+        """The wide copies' weight in the mixture (0 while the t's are single)."""
+        return 0.0 if self.wide_scale == 1.0 else self.wide_weight
 
     @property
     def anchor(self) -> AffineMap | None:
@@ -211,7 +277,8 @@ class IndependenceProposal(Proposal):
         """
         self.followed = affine
 
-    def _draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
+    def _draw(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` draws of the mixture, and which of them come from the wide copies."""
         maps = self.maps
         if not maps:
             raise FloatingPointError(
@@ -219,8 +286,10 @@ class IndependenceProposal(Proposal):
             )
         z = rng.standard_normal((n, self.dim))
         u = z / np.sqrt(rng.chisquare(self.df, size=(n, 1)) / self.df)
+        wide = np.zeros(n, dtype=bool)
         if self.wide_scale != 1.0:
-            u[rng.random(n) < 0.5] *= self.wide_scale
+            wide = rng.random(n) < self.wide_weight
+            u[wide] *= self.wide_scale
         if len(self.anchors) > 1:
             which = rng.choice(len(maps), size=n, p=self.weights)
         elif len(maps) > 1:  # one anchor and the followed map: equal weights
@@ -230,7 +299,7 @@ class IndependenceProposal(Proposal):
         x = np.empty_like(u)
         for k, affine in enumerate(maps):
             x[which == k] = affine.to_states(u[which == k])
-        return x
+        return x, wide
 
     def _log_q(self, x: np.ndarray) -> np.ndarray:
         """Log-density of the mixture of the maps' t's at each row of ``x`` (``(n, d)``)."""
@@ -241,13 +310,13 @@ class IndependenceProposal(Proposal):
         return np.logaddexp.reduce(terms + np.log(weights)[:, None], axis=0)
 
     def _log_t(self, u: np.ndarray) -> np.ndarray:
-        """Log-density of the standard t (or its even mixture with the wide copy) at rows ``u``."""
+        """Log-density of the standard t (or its mixture with the wide copy) at rows ``u``."""
         narrow = student_t_log_density(u, self.df)
         if self.wide_scale == 1.0:
             return narrow
-        s = self.wide_scale
+        s, w = self.wide_scale, self.wide_weight
         wide = student_t_log_density(u / s, self.df) - self.dim * math.log(s)
-        return np.logaddexp(narrow, wide) - math.log(2.0)
+        return np.logaddexp(narrow + math.log1p(-w), wide + math.log(w))
 
     def propose(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         """Draw a candidate from the t, whatever ``x`` is.
@@ -270,7 +339,8 @@ class IndependenceProposal(Proposal):
         FloatingPointError
             Before :meth:`set_map`.
         """
-        x_new = self._draw(1, rng)
+        x_new, wide = self._draw(1, rng)
+        self.last_wide = bool(wide[0])
         if not (self.inside(x_new[0]) and self.inside(x)):  # (after the draw: same draws)
             return np.full_like(np.asarray(x), np.nan), math.nan
         return x_new[0].astype(np.asarray(x).dtype, copy=False), float(self._log_q(x_new)[0])
@@ -290,7 +360,7 @@ class IndependenceProposal(Proposal):
         x_new : numpy.ndarray, shape (n, d)
         log_q_forward : numpy.ndarray, shape (n,)
         """
-        x_new = self._draw(x.shape[0], rng)
+        x_new, _ = self._draw(x.shape[0], rng)
         return x_new.astype(x.dtype, copy=False), self._log_q(x_new)
 
     def log_density(self, to: np.ndarray, frm: np.ndarray) -> float:
@@ -339,7 +409,8 @@ class IndependenceProposal(Proposal):
         if self.df <= 2.0:
             return np.full((self.dim, self.dim), np.inf)
         centre = np.average([m.shift for m in maps], axis=0, weights=weights)
-        spread = self.df / (self.df - 2.0) * 0.5 * (1.0 + self.wide_scale**2)
+        w = self.defensive_weight
+        spread = self.df / (self.df - 2.0) * (1.0 - w + w * self.wide_scale**2)
         parts = [
             spread * m.matrix @ m.matrix.T + np.outer(m.shift - centre, m.shift - centre)
             for m in maps
@@ -409,9 +480,10 @@ class IndependenceMixing(ComparedByState):
 
     def freeze(self) -> None:
         """Keep the current share from now on (a fixed kernel, for the draws after warm-up), and
-        mix each t with its copy :data:`WIDE_SCALE` times as wide (see the module docstring)."""
+        mix each t with its copy :data:`WIDE_SCALE` times as wide, at weight
+        :data:`DEFENSIVE_WEIGHT` (see the module docstring)."""
         self.frozen_weight = self.weight
-        self.proposal.widen(WIDE_SCALE)
+        self.proposal.widen(WIDE_SCALE, DEFENSIVE_WEIGHT)
 
     def follow_kept(self, x: np.ndarray, refresh: bool) -> bool:
         """Count a kept state; with ``refresh``, shape the followed t by the kept states.

@@ -29,6 +29,7 @@ from pymc_kameleon.core.hamiltonian import UniformTrajectoryLength
 from pymc_kameleon.core.local_precision import LocalWidthScores
 from pymc_kameleon.core.proposals.adaptive_covariance import AdaptiveCovarianceProposal
 from pymc_kameleon.core.proposals.affine import AffineMap
+from pymc_kameleon.core.proposals.independence import INDEPENDENCE_STATS, independence_stats
 from pymc_kameleon.core.proposals.isotropic_walk import IsotropicRandomWalk
 from pymc_kameleon.core.proposals.protocol import ComparedByState, Outcome, Proposal, Transition
 from pymc_kameleon.core.proposals.trajectory import (
@@ -154,6 +155,7 @@ class KMCMoves(Proposal):
             **TRAJECTORY_STATS,
             **SURROGATE_STATS,
             **(WHITENED_WARMUP_STATS if settings.warmup == "whitened" else {}),
+            **(INDEPENDENCE_STATS if settings.warmup == "whitened" else {}),
         }
         self.plan_warmup(None, np.random.default_rng(0))
 
@@ -566,7 +568,18 @@ class KMCMoves(Proposal):
         if self.settings.warmup == "whitened":
             warmup = self.explore.stats()
             stats.update(warmup_stage=warmup["warmup_stage"], n_windows=warmup["n_windows"])
+            stats.update(self._independence_stats())
         return stats
+
+    def _independence_stats(self) -> dict[str, Any]:
+        """After warm-up the kept independence moves are this object's choice; in warm-up they
+        are mixed into the exploration moves."""
+        kept = self._kept_independence()
+        if kept is not None:
+            return independence_stats(kept, self.chosen == "independence")
+        mixing = self.explore.mixing
+        made = self.chosen == "explore" and mixing is not None and mixing.chosen
+        return independence_stats(mixing, made)
 
 
 def _chain_rng(rng: np.random.Generator | None) -> np.random.Generator:

@@ -38,8 +38,10 @@ from pymc_kameleon.core.proposals.affine import AffineMap, diagonal_map
 from pymc_kameleon.core.proposals.coordinate_walk import CoordinateRandomWalk
 from pymc_kameleon.core.proposals.independence import (
     INDEPENDENCE_BOUND,
+    INDEPENDENCE_STATS,
     IndependenceMixing,
     IndependenceProposal,
+    independence_stats,
 )
 from pymc_kameleon.core.proposals.protocol import Proposal, Transition
 from pymc_kameleon.core.windowed_covariance import WindowedCovariance, whitening_map
@@ -275,6 +277,7 @@ class WhitenedProposal(Proposal):
         self.stats_dtypes = {
             "warmup_stage": (np.int64, []),
             "n_windows": (np.int64, []),
+            **INDEPENDENCE_STATS,
             **main.stats_dtypes,
         }
         self.reset()
@@ -537,15 +540,19 @@ class WhitenedProposal(Proposal):
             self.independence.freeze()
 
     def stats(self) -> dict[str, Any]:
-        """``warmup_stage`` (see :data:`WARMUP_STAGES`), ``n_windows`` and the main proposal's.
+        """``warmup_stage`` (see :data:`WARMUP_STAGES`), ``n_windows``, the independence moves'
+        (:data:`~pymc_kameleon.core.proposals.independence.INDEPENDENCE_STATS`) and the main
+        proposal's.
 
         Returns
         -------
         dict of str to object
         """
+        mixing = self.mixing
         return {
             "warmup_stage": WARMUP_STAGES[self.stage],
             "n_windows": self.n_windows,
+            **independence_stats(mixing, mixing is not None and mixing.chosen),
             **self.main.stats(),
         }
 
