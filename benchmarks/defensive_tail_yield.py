@@ -2,7 +2,8 @@
 
 After warm-up each independence move draws from a map's t or, with probability
 ``DEFENSIVE_WEIGHT``, from its copy ``WIDE_SCALE`` times as wide. This script runs the suite's
-real models (4 chains, 3000 + 3000, ``cores=1``) with each step at a given defensive weight and
+real models (4 chains, 3000 + 3000, ``cores=1``) with each step at a given defensive weight
+(default: its own) and
 prints, per model and step, for each kind of draw (from the t's, from the wide copies): its share
 of the kept iterations, its mean acceptance probability and its expected squared jump (ESJ: the
 squared move between consecutive kept draws, 0 when rejected, in units whitened by the pooled
@@ -32,7 +33,7 @@ from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon.bench.real.models import REAL_MODELS, get_real_model
 from pymc_kameleon.bench.real.reference import load_reference
 from pymc_kameleon.bench.real.scoring import score_run
-from pymc_kameleon.core.proposals import independence
+from pymc_kameleon.core.proposals import independence, kmc_moves
 
 STEPS = {"AdaptiveMetropolis": AdaptiveMetropolis, "KameleonStep": KameleonStep, "KMCStep": KMCStep}
 KINDS = {0: "narrow", 1: "wide"}
@@ -51,8 +52,18 @@ def whitened_jumps(idata, names: list[str]) -> np.ndarray:
     return np.sum(steps**2, axis=-1)
 
 
+def worst_sd(rows: list[dict]) -> dict:
+    """The parameter whose sd is furthest from the reference's, in MCSEs."""
+    worst = max(rows, key=lambda r: abs(r["z_sd"]) if np.isfinite(r["z_sd"]) else -1.0)
+    return {"worst_sd": worst["label"], "sd_ratio": worst["sd_ratio"], "z_sd": worst["z_sd"]}
+
+
 def run(model_name: str, step_name: str, seed: int, weight: float) -> dict:
-    independence.DEFENSIVE_WEIGHT = weight  # (read when each chain's warm-up ends)
+    # (read when each chain's start-up mixes in the independence moves)
+    if step_name == "KMCStep":
+        kmc_moves.KMC_DEFENSIVE_WEIGHT = weight
+    else:
+        independence.DEFENSIVE_WEIGHT = weight
     started = time.time()
     with get_real_model(model_name).build() as model:
         idata = pm.sample(
@@ -70,6 +81,7 @@ def run(model_name: str, step_name: str, seed: int, weight: float) -> dict:
         "min_ess": float(min(r["ess_bulk"] for r in score.rows)),
         "max_rhat": float(max(r["rhat"] for r in score.rows)),
         "share": float(idata.sample_stats["independence_share"].values[:, -1].mean()),
+        **worst_sd(score.rows),
         "wall_s": time.time() - started,
     }  # fmt: skip
     for code, label in KINDS.items():
@@ -86,7 +98,8 @@ def describe(row: dict) -> str:
         f"{row['model']} {row['step']} seed {row['seed']} w {row['weight']}: "
         f"narrow {row['narrow_share']:.3f} / acc {row['narrow_accept']:.3f} / "
         f"ESJ {row['narrow_esj']:.3f}; wide {row['wide_share']:.3f} / "
-        f"acc {row['wide_accept']:.3f} / ESJ {row['wide_esj']:.3f}; min ESS "
+        f"acc {row['wide_accept']:.3f} / ESJ {row['wide_esj']:.3f}; worst sd {row['worst_sd']} "
+        f"{row['sd_ratio']:.3f} (z {row['z_sd']:+.1f}); min ESS "
         f"{row['min_ess']:.0f}, R-hat {row['max_rhat']:.3f}, {row['wall_s']:.0f} s: {verdict}"
     )
 
@@ -96,7 +109,7 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=list(REAL_MODELS))
     parser.add_argument("--steps", nargs="+", choices=sorted(STEPS), default=sorted(STEPS))
     parser.add_argument("--seeds", nargs="+", type=int, default=[1])
-    parser.add_argument("--weight", type=float, default=independence.DEFENSIVE_WEIGHT)
+    parser.add_argument("--weight", type=float, default=None, help="default: each step's own")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     logging.getLogger("pymc").setLevel(logging.ERROR)
@@ -104,7 +117,9 @@ def main() -> None:
     for seed in args.seeds:
         for model_name in args.models:
             for step_name in args.steps:
-                row = run(model_name, step_name, seed, args.weight)
+                own = kmc_moves.KMC_DEFENSIVE_WEIGHT if step_name == "KMCStep" else None
+                weight = args.weight or own or independence.DEFENSIVE_WEIGHT
+                row = run(model_name, step_name, seed, weight)
                 print(describe(row), flush=True)
                 if args.out:
                     with open(args.out, "a") as f:

@@ -9,10 +9,15 @@ import pymc as pm
 import pytest
 
 import pymc_kameleon as pk
-from pymc_kameleon.core.proposals import independence
+from pymc_kameleon.core.proposals import independence, kmc_moves
 from pymc_kameleon.diagnostics import independence_moves
 
 STEPS = [pk.AdaptiveMetropolis, pk.KameleonStep, pk.KMCStep]
+
+
+def defensive_weight(name: str) -> float:
+    """The weight each step gives the wide copies (KMCStep its own)."""
+    return kmc_moves.KMC_DEFENSIVE_WEIGHT if name == "KMCStep" else independence.DEFENSIVE_WEIGHT
 
 
 @pytest.fixture(scope="module")
@@ -36,20 +41,20 @@ def test_kept_moves_draw_wide_copies_at_the_defensive_weight(results, name):
     kind = stats["independence_move"].values
     share = stats["independence_share"].values
     assert set(np.unique(kind)) <= {-1, 0, 1}
-    assert np.all(stats["defensive_weight"].values == independence.DEFENSIVE_WEIGHT)
+    assert np.all(stats["defensive_weight"].values == defensive_weight(name))
     # the share is frozen per chain after warm-up, and the independence moves take about it
     assert np.all(share == share[:, :1])
     made = kind >= 0
     n = made.size
     expected = share.mean()
     assert abs(made.mean() - expected) < 4.0 * np.sqrt(expected * (1 - expected) / n)
-    # among them, a DEFENSIVE_WEIGHT share from the wide copies (4 binomial sds)
-    w, m = independence.DEFENSIVE_WEIGHT, made.sum()
+    # among them, the defensive weight's share from the wide copies (4 binomial sds)
+    w, m = defensive_weight(name), made.sum()
     assert abs((kind == 1).sum() / m - w) < 4.0 * np.sqrt(w * (1 - w) / m)
     # the wide draws are accepted less often than the t's on this Gaussian
     summary = independence_moves(results[name])
     assert summary["wide"]["acceptance"] < summary["t"]["acceptance"]
-    assert summary["all"]["defensive_weight"] == independence.DEFENSIVE_WEIGHT
+    assert summary["all"]["defensive_weight"] == defensive_weight(name)
     assert summary["t"]["share"] + summary["wide"]["share"] == pytest.approx(made.mean())
 
 

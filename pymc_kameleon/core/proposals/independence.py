@@ -459,6 +459,9 @@ class IndependenceMixing(ComparedByState):
     Parameters
     ----------
     proposal : IndependenceProposal
+    defensive_weight : float, optional
+        The wide copies' weight from :meth:`freeze` on (default :data:`DEFENSIVE_WEIGHT`, read
+        when the mixing is made).
 
     Attributes
     ----------
@@ -468,8 +471,11 @@ class IndependenceMixing(ComparedByState):
         Whether the last move was an independence move.
     """
 
-    def __init__(self, proposal: IndependenceProposal) -> None:
+    def __init__(
+        self, proposal: IndependenceProposal, defensive_weight: float | None = None
+    ) -> None:
         self.proposal = proposal
+        self.defensive_weight = DEFENSIVE_WEIGHT if defensive_weight is None else defensive_weight
         self.tries = 0
         self.accepted = 0.0
         self.chosen = False
@@ -481,9 +487,9 @@ class IndependenceMixing(ComparedByState):
     def freeze(self) -> None:
         """Keep the current share from now on (a fixed kernel, for the draws after warm-up), and
         mix each t with its copy :data:`WIDE_SCALE` times as wide, at weight
-        :data:`DEFENSIVE_WEIGHT` (see the module docstring)."""
+        :attr:`defensive_weight` (see the module docstring)."""
         self.frozen_weight = self.weight
-        self.proposal.widen(WIDE_SCALE, DEFENSIVE_WEIGHT)
+        self.proposal.widen(WIDE_SCALE, self.defensive_weight)
 
     def follow_kept(self, x: np.ndarray, refresh: bool) -> bool:
         """Count a kept state; with ``refresh``, shape the followed t by the kept states.

@@ -44,6 +44,7 @@ from pymc_kameleon.core.surrogates.learner import LearnerSettings, SurrogateLear
 __all__ = [
     "COORDINATES",
     "DIVERGENT_ACCEPT_STAT",
+    "KMC_DEFENSIVE_WEIGHT",
     "SCORE_INTERVAL_PER_DIM",
     "KMCMoves",
     "KMCSettings",
@@ -85,6 +86,13 @@ SURROGATE_STATS = {
     "n_basis": (np.int64, []),
     "surrogate_scale": (np.float64, []),
 }
+#: the weight of the independence t's wide copies after warm-up, twice the random walks'
+#: (:data:`~pymc_kameleon.core.proposals.independence.DEFENSIVE_WEIGHT`): KMC's trajectories
+#: follow a surrogate fitted where the history has been and reach a long tail less often than a
+#: random walk does, and at 0.1 its sd of a saturable PK model's tail parameters fell to 0.81 of
+#: the reference at one seed of four (0.88-0.89 at 0.2 and 0.5; BENCHMARKS.md, "The defensive
+#: tail at its cheapest")
+KMC_DEFENSIVE_WEIGHT = 0.2
 WHITENED_WARMUP_STATS = {"warmup_stage": (np.int64, []), "n_windows": (np.int64, [])}
 
 
@@ -276,7 +284,7 @@ class KMCMoves(Proposal):
             moves.
         """
         if self.settings.warmup == "whitened":
-            self.explore.mix_independence(anchors)
+            self.explore.mix_independence(anchors, defensive_weight=KMC_DEFENSIVE_WEIGHT)
             self.keep_independence = bool(keep_after_warmup)
 
     # ----------------------------------------------------------------------------------------

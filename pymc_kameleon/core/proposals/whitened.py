@@ -379,6 +379,7 @@ class WhitenedProposal(Proposal):
         self,
         anchors: Sequence[tuple[np.ndarray, np.ndarray, float]],
         keep_after_warmup: bool = False,
+        defensive_weight: float | None = None,
     ) -> None:
         """Mix moves of Student t's at modes into every move.
 
@@ -399,13 +400,16 @@ class WhitenedProposal(Proposal):
         keep_after_warmup : bool, default False
             Keep the independence moves after warm-up, with their share and t's fixed there;
             otherwise they stop with warm-up.
+        defensive_weight : float, optional
+            The weight of the t's wide copies after warm-up (default
+            :data:`~pymc_kameleon.core.proposals.independence.DEFENSIVE_WEIGHT`).
         """
         maps = [whitening_map(mean, covariance) for mean, covariance, _ in anchors]
         weights = [weight for _, _, weight in anchors]
         proposal = IndependenceProposal(
             self.dim, anchor=maps, anchor_weights=weights, bound=INDEPENDENCE_BOUND
         )
-        self.independence = IndependenceMixing(proposal)
+        self.independence = IndependenceMixing(proposal, defensive_weight)
         self.keep_independence = bool(keep_after_warmup)
 
     def _use_initial_map(self) -> None:
