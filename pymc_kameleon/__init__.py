@@ -31,6 +31,7 @@ from pymc_kameleon.step_methods import (
     PooledKameleonStep,
     PooledKMCStep,
 )
+from pymc_kameleon.step_methods.once_per_call import install_once_per_call
 
 __version__ = "0.1.0"
 
@@ -51,3 +52,4 @@ __all__ = [
 ]
 
 register_step_method(KameleonStep)
+install_once_per_call()  # (each chain's notice said once per pm.sample call)

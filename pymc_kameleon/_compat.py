@@ -28,6 +28,10 @@
   refuses more than 2-D, returns the mean's MCSE with shape ``(1,)``, and defaults the tail to
   the 5 % and 95 % quantiles (ArviZ 1's Dataset and DataTree functions, ``az.summary``
   included, use its ``stats.ci_prob`` of 0.89: the 5.5 % and 94.5 % quantiles).
+- PyMC 5 and 6 log every chain's ``warning`` stat in the main process, from inside
+  ``pm.sample`` (``pymc.sampling.mcmc.sample``), as the chain passes that iteration (sequential,
+  parallel and population sampling alike). :func:`sampling_call` names the call a record is
+  logged in, so a notice every chain gives can be said once per call.
   :func:`ess_array`, :func:`mcse_array` and :func:`rhat_array` compute the diagnostics of an
   array the same way on both (the tail at 5 % and 95 %), so a result gives the same answer as
   its raw draws.
@@ -125,6 +129,7 @@ __all__ = [
     "result_groups",
     "rhat_array",
     "rvs_in_graph",
+    "sampling_call",
     "sequential_chain",
     "warmup_length_from_sampler",
 ]
@@ -230,6 +235,42 @@ def sequential_chain() -> tuple[Any, int] | None:
                 if call is None or not isinstance(iterations, int):
                     return None
                 return call, iterations
+        return None
+    finally:
+        del frame
+
+
+#: the module of ``pm.sample`` in PyMC 5 and 6, and the local it sets just before sampling
+_SAMPLE_MODULE, _SAMPLE_FUNCTION, _SAMPLE_START = "pymc.sampling.mcmc", "sample", "t_start"
+#: frames between a log record's filter and ``pm.sample`` (logging, log_warning_stats, the loops)
+_MAX_CALL_FRAMES = 30
+
+
+def sampling_call() -> tuple[int, float] | None:
+    """The ``pm.sample`` call running now, as a key that differs between calls, or None.
+
+    Call it from code that ``pm.sample`` runs in the main process (a logging filter on the
+    records PyMC logs from the chains' ``warning`` stats). The key is the call's frame and the
+    wall-clock time it started sampling at (``t_start``), so two calls never share one even when
+    Python reuses a frame's address.
+
+    Returns
+    -------
+    tuple of (int, float), or None
+        None outside ``pm.sample`` (a step driven by hand, other code, or PyMC changed).
+    """
+    frame = inspect.currentframe()
+    try:
+        for _ in range(_MAX_CALL_FRAMES):
+            frame = frame.f_back if frame is not None else None
+            if frame is None:
+                return None
+            if (
+                frame.f_code.co_name == _SAMPLE_FUNCTION
+                and frame.f_globals.get("__name__") == _SAMPLE_MODULE
+            ):
+                started = frame.f_locals.get(_SAMPLE_START)
+                return id(frame), float(started) if isinstance(started, float) else 0.0
         return None
     finally:
         del frame

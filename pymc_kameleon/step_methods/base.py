@@ -55,8 +55,8 @@ from pymc_kameleon.step_methods.start_up import (
     parse_start_up,
     run_start_up,
     start_up_budget,
+    start_up_messages,
     start_up_noise_rng,
-    start_up_warning,
 )
 from pymc_kameleon.step_methods.stuck import NOISE_SD_WARNING, ChainFacts, stuck_chain_message
 
@@ -463,9 +463,12 @@ class GradientFreeStep(ArrayStepShared):
         self.mix_independence(result.anchors())
         self.start_up_status = result.status
         variables = ", ".join(v.name for v in self.vars)
-        self.health.start_up_warning = start_up_warning(
+        fact, notice = start_up_messages(
             result, initial_value, type(self).__name__, variables, budget
         )
+        self.health.start_up_fact = fact
+        if notice is not None:
+            self.health.note(notice.kind, notice)
         return n_evals
 
     def _start_up_applies(self) -> bool:

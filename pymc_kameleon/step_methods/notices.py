@@ -1,7 +1,9 @@
 """The notices a chain gives once: a warm-up too short to learn, a divergence after it.
 
 They wait in the chain's :class:`~pymc_kameleon.step_methods.chain_health.ChainHealth`, which
-delivers them through the ``warning`` stat (see there for the order of a chain's warnings).
+delivers them through the ``warning`` stat (see there for the order of a chain's warnings). Each
+is a :class:`~pymc_kameleon.step_methods.once_per_call.Notice`: two sentences and the docs page
+that says more, logged once per ``pm.sample`` call; the full text is its ``details``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pymc_kameleon.core.proposals.whitened import (
     settle_length,
     shortest_warmup,
 )
+from pymc_kameleon.step_methods.once_per_call import Notice, see_page
 
 __all__ = [
     "PYMC_DEFAULT_TUNE",
@@ -84,7 +87,7 @@ def minimum_warmup_length(plan: WarmupPlan) -> int | None:
     return None
 
 
-def short_warmup_message(plan: WarmupPlan, tune: int | None) -> str | None:
+def short_warmup_message(plan: WarmupPlan, tune: int | None) -> Notice | None:
     """The warning of a chain whose warm-up is too short to learn the proposal, or None.
 
     None when the warm-up length is unknown (a step driven by hand, outside ``pm.sample``),
@@ -99,13 +102,33 @@ def short_warmup_message(plan: WarmupPlan, tune: int | None) -> str | None:
 
     Returns
     -------
-    str or None
+    Notice or None
+        Every chain of a call has the same warm-up, so the message speaks of every chain.
     """
     if tune is None or plan.initial_history:
         return None
     minimum = minimum_warmup_length(plan)
     if minimum is None or tune >= minimum:
         return None
+    name, dim = plan.name, plan.dim
+    suggested = max(PYMC_DEFAULT_TUNE, minimum)
+    if tune == 0:
+        problem = "pm.sample(tune=0) runs no warm-up, so every chain samples with the untuned "
+        problem += "starting kernel"
+    else:
+        problem = (
+            f"pm.sample(tune={tune}) is too short for its warm-up to learn the proposal in "
+            f"{dim} dimension{'s' if dim != 1 else ''} (at least {minimum} warm-up iterations), "
+            "so every chain samples with a barely adapted kernel"
+        )
+    text = (
+        f"{name}: {problem} and may mix badly. Use pm.sample(tune={suggested}) or "
+        f"{name}(initial_history=...). " + see_page("short_warmup")
+    )
+    return Notice(text, "short_warmup", name, details=_short_warmup_details(plan, tune, minimum))
+
+
+def _short_warmup_details(plan: WarmupPlan, tune: int, minimum: int) -> str:
     name, dim = plan.name, plan.dim
     if tune == 0:
         problem = (
@@ -142,7 +165,7 @@ def _what_warmup_needs(plan: WarmupPlan, tune: int) -> str:
     )
 
 
-def divergence_message(name: str, current: float) -> str:
+def divergence_message(name: str, current: float) -> Notice:
     """KMCStep's message at a chain's first divergent trajectory after warm-up.
 
     PyMC's end-of-run summary counts the ``diverging`` stat and advises to "Increase
@@ -158,12 +181,28 @@ def divergence_message(name: str, current: float) -> str:
 
     Returns
     -------
-    str
+    Notice
     """
     if current < _SUGGESTED_TARGET_ACCEPT:
         suggested = _SUGGESTED_TARGET_ACCEPT
     else:
         suggested = min(_HIGHEST_SUGGESTION, round(current + 0.1, 2))
+    if suggested > current:
+        fix = (
+            f"pm.sample's `target_accept` does not reach this step: use "
+            f"{name}(target_accept={suggested:g}) (it has {current:g}), or reparameterise"
+        )
+    else:
+        fix = f"its target_accept is already {current:g}: reparameterise the model"
+    text = (
+        f"{name}: a Hamiltonian trajectory diverged after warm-up (rejected, so the draws stay "
+        f"exact, but the region around it is explored poorly). If PyMC reports divergences, "
+        f"{fix}. " + see_page("divergences")
+    )
+    return Notice(text, "divergences", name, details=_divergence_details(name, current, suggested))
+
+
+def _divergence_details(name: str, current: float, suggested: float) -> str:
     raise_it = (
         f"that is {name}'s own argument, not pm.sample's: "
         f"pm.sample(step={name}(target_accept={suggested:g})) (this step has {current:g}) "
@@ -178,5 +217,5 @@ def divergence_message(name: str, current: float) -> str:
         "rejected, so the draws stay exact, but the chain explores the region where they "
         "happen poorly (a heavy tail, a funnel's neck). If PyMC reports divergences and "
         f"advises to increase `target_accept`, {raise_it}reparameterising the model (e.g. a "
-        "non-centred form, or lighter-tailed priors) also helps. Said once per chain."
+        "non-centred form, or lighter-tailed priors) also helps."
     )

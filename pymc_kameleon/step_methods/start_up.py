@@ -5,7 +5,8 @@ mode (a stochastic likelihood estimate with its noise held fixed). Where the pos
 Gaussian there, the chain starts at an overdispersed draw of that Gaussian and the warm-up's
 first whitening map is its covariance; elsewhere the chain stays at its initial point and the
 warm-up is the ordinary one. This module parses the ``start_up`` argument, runs the start-up for
-a step, and words the warning of a fallback a user can do something about.
+a step, and words what it did: a fallback or minor modes are facts for the ``warning`` stat (level
+``"debug"``), several modes that each hold a share a notice for the user.
 """
 
 from __future__ import annotations
@@ -22,22 +23,23 @@ from pymc_kameleon.core.start_up import (
     gaussian_start_up,
     minimum_start_up_budget,
 )
+from pymc_kameleon.step_methods.once_per_call import Notice, see_page
 from pymc_kameleon.step_methods.prior_starts import PriorDraws, chain_starts, side_entropy
 
 __all__ = [
     "ASSUMED_WARMUP_LENGTH",
     "parse_start_up",
     "run_start_up",
-    "several_modes_warning",
+    "several_modes_notice",
     "start_up_budget",
+    "start_up_messages",
     "start_up_noise_rng",
-    "start_up_warning",
 ]
 
 #: warm-up length assumed when the sampler does not say (pm.sample's default ``tune``): by the
 #: start-up's default budget and by KMCStep's whitened warm-up
 ASSUMED_WARMUP_LENGTH = 1000
-#: fallbacks that get a warning (a banana's or a flower's mode, "not_gaussian", is expected)
+#: fallbacks recorded as a fact (a banana's or a flower's mode, "not_gaussian", is expected)
 _WARNED = ("indefinite", "no_curvature", "not_converged", "out_of_budget")
 #: a climb that ran out of evaluations this far (log-density units) above the highest mode
 #: found is in another basin: a converged climb stops within about 0.5 of its mode's top
@@ -134,10 +136,16 @@ def start_up_noise_rng(rng: np.random.Generator) -> np.random.Generator:
     return np.random.default_rng([side_entropy(rng), 0xF20])
 
 
-def start_up_warning(
+def start_up_messages(
     result: StartUp, initial_value: float, name: str, variables: str, budget: int
-) -> str | None:
-    """The message of a start-up that fell back for a reason the user can act on, or None.
+) -> tuple[Notice | None, Notice | None]:
+    """What a chain's start-up tells: a fact for the stats, and a notice for the user.
+
+    The fact (level ``"debug"``: kept in the ``warning`` stat, not shown by default) is a
+    fallback to the ordinary warm-up, a climb that ran out of evaluations above the highest mode
+    found, or modes below the main one: the chain still converges in the common case, and where
+    it does not, PyMC's R-hat warning says so. The notice is given only where the chain's draws
+    weigh several modes that each hold a share of the posterior (the user needs to know).
 
     Parameters
     ----------
@@ -153,17 +161,26 @@ def start_up_warning(
 
     Returns
     -------
-    str or None
+    fact, notice : Notice or None
     """
-    several = several_modes_warning(result, name)
-    if result.status not in _WARNED:
-        return several
-    fallback = _fallback_warning(result, initial_value, name, variables, budget)
-    return fallback if several is None else f"{fallback} {several}"
+    facts = []
+    if result.status in _WARNED:
+        facts.append(_fallback_fact(result, initial_value, name, variables, budget))
+    minor = _minor_modes_fact(result, name)
+    if minor is not None:
+        facts.append(minor)
+    fact = (
+        Notice(" ".join(facts), "start_up_fallback" if result.status in _WARNED else "minor_modes",
+               name)
+        if facts
+        else None
+    )  # fmt: skip
+    notice = several_modes_notice(result, name)
+    return fact, notice
 
 
-def several_modes_warning(result: StartUp, name: str) -> str | None:
-    """The message of a start-up whose climbs found more than one mode, or None.
+def several_modes_notice(result: StartUp, name: str) -> Notice | None:
+    """The notice of a start-up whose climbs found modes that each hold a share, or None.
 
     Parameters
     ----------
@@ -173,8 +190,24 @@ def several_modes_warning(result: StartUp, name: str) -> str | None:
 
     Returns
     -------
-    str or None
+    Notice or None
     """
+    comparable = result.comparable_modes
+    if len(result.mode_log_densities) < 2 or len(comparable) < 2:
+        return None
+    listed = ", ".join(
+        f"{result.modes[i].log_density:.4g} ({100 * result.shares[i]:.2g} %)" for i in comparable
+    )
+    text = (
+        f"{name}: the start-up found {len(comparable)} separate modes that each hold a share of "
+        f"the posterior (log-density and Laplace share: {listed}); the chain's independence "
+        "moves jump between them, but a mode no climb found is never visited. "
+        + see_page("several_modes")
+    )
+    return Notice(text, "several_modes", name, details=_comparable_modes_details(name, result))
+
+
+def _minor_modes_fact(result: StartUp, name: str) -> str | None:
     modes = result.mode_log_densities
     searched = (
         f"the start-up's {result.n_climbs} climbs (from the chain's initial point and from the "
@@ -188,36 +221,36 @@ def several_modes_warning(result: StartUp, name: str) -> str | None:
             "the chain may stay in it, and then the chains disagree (R-hat above 1.01). "
             + _more_climbs(name)
         )
-    if len(modes) < 2:
+    if len(modes) < 2 or len(result.comparable_modes) > 1:
         return None
-    comparable = result.comparable_modes
-    if len(comparable) > 1:
-        return _comparable_modes_warning(name, searched, result)
     values = ", ".join(f"{value:.6g}" for value in modes)
     return (
         f"{name}: {searched} found {len(modes)} separate modes, with log-densities {values}; "
-        f"by their Laplace approximations all but the one at {modes[comparable[0]]:.6g}, which "
-        "the chain starts from, hold less than 1 % of the posterior. They are probably local "
-        "modes: chains whose climbs missed the main one may stay in a lower one, and then the "
-        "chains disagree (R-hat above 1.01). " + _more_climbs(name)
+        f"by their Laplace approximations all but the one at "
+        f"{modes[result.comparable_modes[0]]:.6g}, which the chain starts from, hold less than "
+        "1 % of the posterior. They are probably local modes: chains whose climbs missed the "
+        "main one may stay in a lower one, and then the chains disagree (R-hat above 1.01). "
+        + _more_climbs(name)
     )
 
 
-def _comparable_modes_warning(name: str, searched: str, result: StartUp) -> str:
+def _comparable_modes_details(name: str, result: StartUp) -> str:
     listed = "; ".join(
         f"log-density {result.modes[i].log_density:.6g} (share {100 * result.shares[i]:.3g} %)"
         for i in result.comparable_modes
     )
     start = result.modes[result.chosen].log_density
     return (
-        f"{name}: {searched} found {len(result.comparable_modes)} separate modes that each hold "
-        f"a share of the posterior by their Laplace approximations: {listed}. The chain starts "
-        f"in one drawn in proportion to those shares (log-density {start:.6g}), and its "
-        "independence moves propose jumps between them, so its draws can weigh the modes; a "
-        "mode that no climb found is not visited. Check that the chains agree (R-hat below "
-        "1.01) and that every chain's warning lists the same modes; where they do not, use more "
-        f"chains, {name}(start_up=N) with more evaluations, or "
-        "pm.sample_smc(kernel=KameleonSMC), whose particles cover every mode."
+        f"{name}: the start-up's {result.n_climbs} climbs (from the chain's initial point and "
+        f"from the best of {result.n_screened} prior draws) found "
+        f"{len(result.comparable_modes)} separate modes that each hold a share of the posterior "
+        f"by their Laplace approximations: {listed}. The chain starts in one drawn in "
+        f"proportion to those shares (log-density {start:.6g}), and its independence moves "
+        "propose jumps between them, so its draws can weigh the modes; a mode that no climb "
+        "found is not visited. Check that the chains agree (R-hat below 1.01) and that every "
+        "chain's warning lists the same modes; where they do not, use more chains, "
+        f"{name}(start_up=N) with more evaluations, or pm.sample_smc(kernel=KameleonSMC), whose "
+        "particles cover every mode."
     )
 
 
@@ -228,7 +261,7 @@ def _more_climbs(name: str) -> str:
     )
 
 
-def _fallback_warning(
+def _fallback_fact(
     result: StartUp, initial_value: float, name: str, variables: str, budget: int
 ) -> str:
     climbed = (

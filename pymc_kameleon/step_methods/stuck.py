@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from pymc_kameleon.step_methods.chain_health import ChainHealth
+from pymc_kameleon.step_methods.once_per_call import Notice, see_page
 
 __all__ = ["NOISE_SD_WARNING", "ChainFacts", "stuck_chain_message"]
 
@@ -47,7 +48,7 @@ class ChainFacts:
 def stuck_chain_message(
     health: ChainHealth,
     chain: ChainFacts,
-) -> str | None:
+) -> Notice | None:
     """The end-of-warm-up warning of a chain that never moved (None if it moved).
 
     Parameters
@@ -59,7 +60,7 @@ def stuck_chain_message(
 
     Returns
     -------
-    str or None
+    Notice or None
     """
     n = chain.n_iterations
     logp_finite = math.isfinite(chain.logp_current)
@@ -77,14 +78,15 @@ def stuck_chain_message(
         facts.append(f"the log-density at the current state is {chain.logp_current}")
     cause = _stuck_chain_cause(health, chain, logp_finite)
     what = (
-        "this chain never left its starting point during warm-up"
+        "a chain never left its starting point during warm-up"
         if health.n_moved == 0
-        else "this chain ended warm-up at a point with a non-finite log-density"
+        else "a chain ended warm-up at a point with a non-finite log-density"
     )
-    return (
+    text = (
         f"{chain.name} ({chain.variables}): {what}: {'; '.join(facts)}. Its draws are "
-        f"not posterior draws. {cause}"
+        f"not posterior draws. {cause} " + see_page("stuck_chain")
     )
+    return Notice(text, "stuck_chain", chain.name)
 
 
 def _stuck_chain_cause(health: ChainHealth, chain: ChainFacts, logp_finite: bool) -> str:

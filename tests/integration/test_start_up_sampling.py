@@ -142,18 +142,27 @@ def test_a_banana_falls_back_quietly(caplog):
     assert not [r for r in caplog.records if "start-up" in r.getMessage()]
 
 
-def test_a_flat_direction_falls_back_with_a_warning_that_names_it(caplog):
+def start_up_facts(idata, caplog) -> list[str]:
+    """The start-up's facts in the warning stat; none of them logged at WARNING or above."""
+    assert not [r for r in caplog.records if "start-up" in r.getMessage()]  # a fact, not advice
+    warm = posterior_dataset(idata, "warmup_sample_stats")["warning"].values.ravel()
+    facts = [w for w in warm if w is not None and w != 0 and "start-up" in w.message]
+    assert all(w.level == "debug" and w.message.kind == "start_up_fallback" for w in facts)
+    return [str(w.message) for w in facts]
+
+
+def test_a_flat_direction_falls_back_with_a_fact_that_names_it(caplog):
     with pm.Model() as model:
         pm.Normal("x", 0.0, 1.0)
         pm.Flat("unused")  # nothing depends on it: flat in every direction of it
     with caplog.at_level(logging.WARNING, logger="pymc"), model:
         idata = pm.sample(
             tune=400, draws=20, chains=1, step=AdaptiveMetropolis(), random_seed=1,
-            discard_tuned_samples=False, **SAMPLE_KW,
+            discard_tuned_samples=False, keep_warning_stat=True, **SAMPLE_KW,
         )  # fmt: skip
     warm = posterior_dataset(idata, "warmup_sample_stats")
     assert (warm["start_up"].values == START_UP_STATUSES["no_curvature"]).all()
-    messages = [r.getMessage() for r in caplog.records if "start-up" in r.getMessage()]
+    messages = start_up_facts(idata, caplog)
     assert len(messages) == 1
     assert "no_curvature" in messages[0] and "start_up=False" in messages[0]
 
@@ -166,12 +175,13 @@ def test_a_budget_too_small_for_the_climb_says_how_to_raise_it(caplog):
     with caplog.at_level(logging.WARNING, logger="pymc"), model:
         idata = pm.sample(
             tune=400, draws=20, chains=1, step=AdaptiveMetropolis(start_up=25), random_seed=1,
-            discard_tuned_samples=False, initvals={"x": np.zeros(2)}, **SAMPLE_KW,
+            discard_tuned_samples=False, initvals={"x": np.zeros(2)}, keep_warning_stat=True,
+            **SAMPLE_KW,
         )  # fmt: skip
     warm = posterior_dataset(idata, "warmup_sample_stats")
     assert (warm["start_up"].values == START_UP_STATUSES["out_of_budget"]).all()
     assert warm["logp_evals"].values[0, 0] <= 25 + 2
-    messages = [r.getMessage() for r in caplog.records if "start-up" in r.getMessage()]
+    messages = start_up_facts(idata, caplog)
     assert len(messages) == 1 and "all 25 log-density evaluations" in messages[0]
 
 

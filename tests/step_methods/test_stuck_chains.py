@@ -121,7 +121,7 @@ def test_zero_likelihood_estimate_at_start_warns(step_cls, caplog):
     """An estimate may be -inf at the start by chance: no error, but a stuck chain is reported."""
     _, messages = sample(step_cls, "zero_estimate_at_start", caplog)
     stuck = stuck_messages(messages, step_cls)
-    assert len(stuck) == 2, messages  # one per chain
+    assert len(stuck) == 1, messages  # both chains stuck: said once per call
     for message in stuck:
         assert f"0 of {TUNE} warm-up proposals moved the chain" in message
         assert f"{TUNE} had a NaN/-inf log-density" in message
@@ -135,7 +135,7 @@ def test_zero_likelihood_estimate_at_start_warns(step_cls, caplog):
 def test_nan_estimator_warns(step_cls, caplog):
     idata, messages = sample(step_cls, "nan_estimator", caplog)
     stuck = stuck_messages(messages, step_cls)
-    assert len(stuck) == 2, messages
+    assert len(stuck) == 1, messages
     for message in stuck:
         assert f"0 of {TUNE} warm-up proposals moved the chain; {TUNE} " in message
     # the stat holding SamplerWarning objects is dropped from the InferenceData, as NUTS's is
@@ -144,7 +144,7 @@ def test_nan_estimator_warns(step_cls, caplog):
 
 def test_warning_reaches_the_user_with_cores_2(caplog):
     _, messages = sample(KameleonStep, "nan_estimator", caplog, cores=2)
-    assert len(stuck_messages(messages, KameleonStep)) == 2, messages
+    assert len(stuck_messages(messages, KameleonStep)) == 1, messages
 
 
 # -----------------------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ def test_warning_reaches_the_user_with_cores_2(caplog):
 def test_tiny_scale_warns(step_cls, caplog):
     _, messages = sample(step_cls, "tiny_scale", caplog)
     stuck = stuck_messages(messages, step_cls)
-    assert len(stuck) == 2, messages
+    assert len(stuck) == 1, messages
     for message in stuck:
         assert f"0 of {TUNE} warm-up proposals moved the chain" in message
         assert "NaN/-inf" not in message
