@@ -119,9 +119,17 @@ def test_readme_other_uses_meet_the_trust_rule_without_a_warning(
     record(record_property, "other uses: " + "; ".join(run.describe() for run in runs))
     for run in runs:
         assert run.trusted, (run.step, run.summary)
-        assert run.logged == [] and run.warned == [], (run.step, run.logged, run.warned)
+        # KMCStep may report a rare divergence (README: 1 in 16 000 kept draws on PyMC 6.4 with
+        # the releases of 2026-12-02): then only PyMC's count and the step's one message
+        logged = (
+            [m for m in run.logged if "diverge" not in m]
+            if isinstance(run.step, KMCStep)
+            else run.logged
+        )
+        assert logged == [] and run.warned == [], (run.step, run.logged, run.warned)
     (kmc,) = [run for run in runs if isinstance(run.step, KMCStep)]
-    assert kmc.divergences == 0
+    assert kmc.divergences <= 2
+    assert len([m for m in kmc.logged if "KMCStep: a Hamiltonian" in m]) == int(kmc.divergences > 0)
 
 
 def test_readme_other_uses_at_pymcs_default_budget_warn(
