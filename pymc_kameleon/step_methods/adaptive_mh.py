@@ -157,7 +157,7 @@ class AdaptiveMHStep(GradientFreeStep):
         ----------
         anchors : list of (mode, covariance, weight)
         """
-        if anchors and self.independence != "off" and hasattr(self.proposal, "mix_independence"):
+        if self.independence != "off" and hasattr(self.proposal, "mix_independence"):
             keep = self.independence == "always"
             self.proposal.mix_independence(anchors, keep_after_warmup=keep)
 

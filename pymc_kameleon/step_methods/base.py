@@ -506,7 +506,7 @@ class GradientFreeStep(ArrayStepShared):
             Each mode the start-up found with a share of the posterior worth proposing: the
             mode, the inverse of the curvature there, and its relative weight
             (:meth:`~pymc_kameleon.core.start_up.StartUp.anchors`); empty where it found
-            none, and then there are no independence moves.
+            none, and then the moves wait for the warm-up's first window (a whitened warm-up).
         """
 
     # ----------------------------------------------------------------------------------------

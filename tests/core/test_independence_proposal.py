@@ -312,3 +312,11 @@ def test_followed_t_is_not_shaped_by_a_chain_that_did_not_move():
     for _ in range(MIN_KEPT_PER_DIM * 3 + 5):
         assert mixing.follow_kept(MEAN, refresh=True) is False
     assert mixing.proposal.followed is None
+
+
+def test_mixing_without_an_anchor_is_ready_once_a_map_is_followed():
+    mixing = IndependenceMixing(IndependenceProposal(3))
+    assert not mixing.ready
+    mixing.proposal.set_map(whitening_map(MEAN, COV))
+    assert mixing.ready
+    assert IndependenceMixing(anchored()).ready

@@ -160,6 +160,36 @@ def test_whitened_proposal_goes_through_its_stages_and_freezes():
     assert proposal.affine is frozen_map
 
 
+def test_without_modes_independence_moves_begin_at_the_first_window_and_follow_the_windows():
+    """A start-up that found no mode hands in no anchors: the t waits for a window's moments."""
+    proposal = WhitenedProposal(IsotropicRandomWalk(DIM), start_length=100, first_window=50)
+    proposal.mix_independence([])
+    _metropolis_continue(proposal, 0, 149)
+    assert proposal.mixing is None and proposal.stats()["independence_share"] == 0.0
+    _metropolis_continue(proposal, 149, 150)  # the first window ends at 150
+    assert proposal.n_windows == 1
+    mixing = proposal.mixing
+    assert mixing is proposal.independence and mixing.proposal.anchors == ()
+    assert mixing.proposal.maps == (proposal.affine,)
+    first = proposal.affine
+    _metropolis_continue(proposal, 150, 400)
+    assert proposal.n_windows >= 2 and proposal.affine is not first
+    assert mixing.proposal.maps == (proposal.affine,)  # the last window's moments, alone
+    assert mixing.tries > 0
+    proposal.end_warmup()
+    assert proposal.mixing is None  # (not kept after warm-up unless asked)
+
+
+def test_without_modes_and_without_a_window_there_are_no_independence_moves():
+    proposal = WhitenedProposal(IsotropicRandomWalk(DIM), start_length=100, first_window=50)
+    proposal.mix_independence([], keep_after_warmup=True)
+    _metropolis_continue(proposal, 0, 120)
+    proposal.end_warmup()  # warm-up ended before the first window closed
+    assert proposal.mixing is None and proposal.symmetric
+    rng = np.random.default_rng(0)
+    assert np.all(np.isfinite(proposal.propose(MEAN, rng)[0]))
+
+
 def _metropolis_continue(proposal, start: int, stop: int, seed: int = 1) -> None:
     rng = np.random.default_rng(seed + start)
     x = MEAN.copy()

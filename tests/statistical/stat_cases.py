@@ -564,6 +564,18 @@ class StateDependentDefensiveWeight(AdaptiveMetropolis):
             mixing.proposal.__class__ = _StateDependentDefensiveWeight
 
 
+def without_modes(step_cls: type) -> type:
+    """``step_cls`` as on a posterior whose start-up finds no mode (a saddle, or out of budget):
+    the modes it found are not handed on, so its independence moves follow the windows only."""
+
+    class WithoutModes(step_cls):
+        def mix_independence(self, anchors):
+            super().mix_independence([])
+
+    WithoutModes.__name__ = f"{step_cls.__name__}WithoutModes"
+    return WithoutModes
+
+
 #: the published KameleonStep, in the model's units (the default warm-up is the whitened one)
 ClassicKameleon = functools.partial(KameleonStep, warmup="classic")
 
@@ -711,6 +723,12 @@ def _cases() -> dict[str, StatCase]:
         StatCase("heavy-tail-kmc", step=KMCStep, **heavy),
         StatCase("heavy-tail-am-independence-no-hastings", step=IndependenceWithoutHastings,
                  negative_control=True, **heavy),
+        # issue 69: independence moves about the windows' moments only (no start-up mode)
+        StatCase("heavy-tail-am-without-modes", step=without_modes(AdaptiveMetropolis), **heavy),
+        StatCase("heavy-tail-kameleon-without-modes", step=without_modes(KameleonStep), **heavy),
+        StatCase("heavy-tail-am-without-modes-no-hastings",
+                 step=without_modes(IndependenceWithoutHastings), negative_control=True,
+                 **heavy),
         # the defensive weight must not depend on the state without its Hastings term
         StatCase("heavy-tail-am-state-dependent-defensive-weight",
                  step=StateDependentDefensiveWeight, negative_control=True, **heavy),

@@ -522,6 +522,11 @@ class IndependenceMixing(ComparedByState):
         return True
 
     @property
+    def ready(self) -> bool:
+        """Whether the t's have a centre (an anchor, or a window's moments to follow)."""
+        return bool(self.proposal.maps)
+
+    @property
     def weight(self) -> float:
         """The current share of independence moves."""
         if self.frozen_weight is not None:

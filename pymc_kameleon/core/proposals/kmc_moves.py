@@ -328,6 +328,8 @@ class KMCMoves(Proposal):
         mixing = getattr(self.explore, "independence", None)
         if mixing is None or mixing.frozen_weight is None or not self.keep_independence:
             return None
+        if not mixing.ready:  # no mode, and warm-up ended before a window closed
+            return None
         return mixing
 
     @property

@@ -291,8 +291,14 @@ class WhitenedProposal(Proposal):
 
     @property
     def mixing(self) -> IndependenceMixing | None:
-        """The independence moves mixed in (None when there are none, or after warm-up)."""
-        return None if self.frozen and not self.keep_independence else self.independence
+        """The independence moves mixed in (None when there are none, or after warm-up).
+
+        Without an anchor they wait for the first window's moments (a t needs a centre).
+        """
+        mixing = self.independence
+        if mixing is None or not mixing.ready:
+            return None
+        return None if self.frozen and not self.keep_independence else mixing
 
     @property
     def active(self) -> Proposal:
@@ -390,13 +396,17 @@ class WhitenedProposal(Proposal):
         jump between separate modes; their share follows their acceptance
         (:class:`~pymc_kameleon.core.proposals.independence.IndependenceMixing`). Each window
         adds its moments' t to the modes' (a defensive mixture: the modes' t's keep covering
-        the posterior if a window's estimate is poor).
+        the posterior if a window's estimate is poor). Without modes (a start-up that stopped
+        at a saddle, or ran out of budget) the moves begin at the first window's end, about its
+        moments, and follow each window's: the random walk alone leaves a 10-D warm-up of a
+        thousand iterations a history too short to learn from (BENCHMARKS.md, "Independence
+        moves without a mode").
 
         Parameters
         ----------
         anchors : sequence of (mean, covariance, weight)
             Each mode's centre (shape (d,)), shape (symmetric positive definite, (d, d)) and
-            relative weight (> 0).
+            relative weight (> 0); empty: the windows' moments only.
         keep_after_warmup : bool, default False
             Keep the independence moves after warm-up, with their share and t's fixed there;
             otherwise they stop with warm-up.
