@@ -16,13 +16,17 @@ from pymc_kameleon.core.proposals import (
     independence,
 )
 from pymc_kameleon.core.proposals.independence import (
+    BASE_INDEPENDENCE_WEIGHT,
     FULL_WEIGHT_ACCEPTANCE,
     MAX_INDEPENDENCE_WEIGHT,
     MIN_INDEPENDENCE_WEIGHT,
     MIN_KEPT_PER_DIM,
+    RISE_START_ACCEPTANCE,
+    TOP_WEIGHT_ACCEPTANCE,
     WIDE_SCALE,
     IndependenceMixing,
     IndependenceProposal,
+    independence_share,
     independence_stats,
     student_t_log_density,
 )
@@ -196,15 +200,41 @@ def test_bad_degrees_of_freedom_are_refused(df):
         IndependenceProposal(2, df=df)
 
 
+def test_share_is_proportional_to_a_low_rate_and_rises_to_its_top():
+    assert independence_share(0.0) == MIN_INDEPENDENCE_WEIGHT
+    assert independence_share(FULL_WEIGHT_ACCEPTANCE / 2) == pytest.approx(
+        BASE_INDEPENDENCE_WEIGHT / 2
+    )
+    for rate in (FULL_WEIGHT_ACCEPTANCE, 0.3, RISE_START_ACCEPTANCE):
+        assert independence_share(rate) == pytest.approx(BASE_INDEPENDENCE_WEIGHT)
+    middle = (RISE_START_ACCEPTANCE + TOP_WEIGHT_ACCEPTANCE) / 2
+    assert independence_share(middle) == pytest.approx(
+        (BASE_INDEPENDENCE_WEIGHT + MAX_INDEPENDENCE_WEIGHT) / 2
+    )
+    for rate in (TOP_WEIGHT_ACCEPTANCE, 0.8, 1.0):
+        assert independence_share(rate) == pytest.approx(MAX_INDEPENDENCE_WEIGHT)
+    rates = np.linspace(0.0, 1.0, 101)
+    assert np.all(np.diff([independence_share(r) for r in rates]) >= -1e-15)  # never falls
+
+
+def test_a_top_at_the_base_keeps_the_share_there():
+    for rate in (FULL_WEIGHT_ACCEPTANCE, RISE_START_ACCEPTANCE, TOP_WEIGHT_ACCEPTANCE, 1.0):
+        assert independence_share(rate, BASE_INDEPENDENCE_WEIGHT) == BASE_INDEPENDENCE_WEIGHT
+    mixing = IndependenceMixing(anchored(), max_weight=BASE_INDEPENDENCE_WEIGHT)
+    assert mixing.weight == BASE_INDEPENDENCE_WEIGHT  # the prior's rate 0.5 is above the rise
+    with pytest.raises(ValueError, match="max_weight"):
+        IndependenceMixing(anchored(), max_weight=0.3)
+
+
 def test_weight_follows_the_acceptance_rate_within_its_bounds():
     mixing = IndependenceMixing(anchored())
-    assert mixing.weight == MAX_INDEPENDENCE_WEIGHT  # the prior: half an acceptance in one try
+    assert mixing.weight == independence_share(0.5)  # the prior: half an acceptance in one try
     mixing.chosen = True
     for _ in range(200):
         mixing.learned(Transition(MEAN, 0.0, 0, True))
     assert mixing.weight == MIN_INDEPENDENCE_WEIGHT
     mixing.accepted = FULL_WEIGHT_ACCEPTANCE * 0.5 * mixing.tries
-    assert mixing.weight == pytest.approx(0.5 * MAX_INDEPENDENCE_WEIGHT, rel=0.06)
+    assert mixing.weight == pytest.approx(0.5 * BASE_INDEPENDENCE_WEIGHT, rel=0.06)
     mixing.freeze()
     frozen = mixing.weight
     for _ in range(50):
@@ -247,7 +277,7 @@ def test_whitened_warmup_mixes_in_independence_moves_and_drops_them_after():
             assert proposal.log_density(x, x_new) == pytest.approx(
                 proposal.independence.proposal.log_density(x, x_new)
             )
-    assert 0.4 < np.mean(kinds) < 0.6
+    assert abs(np.mean(kinds) - independence_share(0.5)) < 0.1  # the prior's share (sd 0.02)
     proposal.end_warmup()
     assert proposal.mixing is None and proposal.symmetric
     proposal.reset()
@@ -261,7 +291,7 @@ def test_kept_independence_moves_continue_after_warmup_with_a_fixed_share():
     proposal.mix_independence([(MEAN, COV, 1.0)], keep_after_warmup=True)
     proposal.end_warmup()
     assert proposal.mixing is proposal.independence
-    assert proposal.independence.frozen_weight == MAX_INDEPENDENCE_WEIGHT
+    assert proposal.independence.frozen_weight == independence_share(0.5)
 
 
 def test_mixed_warmup_kernel_leaves_a_gaussian_target_invariant():

@@ -19,11 +19,7 @@ from helpers.sampling import SAMPLE_KW, CountingLogp, posterior_array
 
 from pymc_kameleon import AdaptiveMetropolis, KameleonStep, KMCStep
 from pymc_kameleon._compat import posterior_dataset
-from pymc_kameleon.core.proposals.independence import (
-    FULL_WEIGHT_ACCEPTANCE,
-    MAX_INDEPENDENCE_WEIGHT,
-    MIN_INDEPENDENCE_WEIGHT,
-)
+from pymc_kameleon.core.proposals.independence import independence_share
 from pymc_kameleon.core.start_up import START_UP_STATUSES
 
 STEPS = {
@@ -205,8 +201,7 @@ def test_a_fallback_at_a_curved_mode_still_mixes_in_independence_moves(name):
     mixing = proposal.independence
     assert mixing is not None and mixing.tries >= 20
     rate = (mixing.accepted + 0.5) / (mixing.tries + 1.0)
-    earned = min(MAX_INDEPENDENCE_WEIGHT, MAX_INDEPENDENCE_WEIGHT * rate / FULL_WEIGHT_ACCEPTANCE)
-    assert mixing.frozen_weight == pytest.approx(max(MIN_INDEPENDENCE_WEIGHT, earned))
+    assert mixing.frozen_weight == pytest.approx(independence_share(rate, mixing.max_weight))
 
 
 @pytest.mark.parametrize("name", list(STEPS))

@@ -386,6 +386,7 @@ class WhitenedProposal(Proposal):
         anchors: Sequence[tuple[np.ndarray, np.ndarray, float]],
         keep_after_warmup: bool = False,
         defensive_weight: float | None = None,
+        max_weight: float | None = None,
     ) -> None:
         """Mix moves of Student t's at modes into every move.
 
@@ -413,13 +414,16 @@ class WhitenedProposal(Proposal):
         defensive_weight : float, optional
             The weight of the t's wide copies after warm-up (default
             :data:`~pymc_kameleon.core.proposals.independence.DEFENSIVE_WEIGHT`).
+        max_weight : float, optional
+            The largest share of independence moves (default
+            :data:`~pymc_kameleon.core.proposals.independence.MAX_INDEPENDENCE_WEIGHT`).
         """
         maps = [whitening_map(mean, covariance) for mean, covariance, _ in anchors]
         weights = [weight for _, _, weight in anchors]
         proposal = IndependenceProposal(
             self.dim, anchor=maps, anchor_weights=weights, bound=INDEPENDENCE_BOUND
         )
-        self.independence = IndependenceMixing(proposal, defensive_weight)
+        self.independence = IndependenceMixing(proposal, defensive_weight, max_weight)
         self.keep_independence = bool(keep_after_warmup)
 
     def _use_initial_map(self) -> None:
