@@ -5,21 +5,20 @@ resampling, the population covers the current tempered target, which is the hist
 proposal needs. :func:`population_proposal` builds one
 :class:`~pymc_kameleon.core.proposals.KameleonProposal` per stage, in the coordinates that whiten
 the population (so the exploration term ``gamma`` and the bandwidth are in posterior standard
-deviations) and with the population as its subsample. The proposal is then fixed while
-:func:`mh_sweep` moves every particle with an exact Metropolis–Hastings test (the proposal is
-not symmetric: the reverse density enters the ratio), as often as :class:`DecorrelationRule`
-asks. Adapting the proposal from the population between stages keeps each sweep an exact move
-for the stage's target.
+deviations) and with the population as its subsample. The proposal is then fixed while the
+sweeps of :mod:`pymc_kameleon.core.population_sweep` move every particle with an exact
+Metropolis–Hastings test (the proposal is not symmetric: the reverse density enters the ratio),
+as often as :class:`DecorrelationRule` asks. Adapting the proposal from the population between
+stages keeps each sweep an exact move for the stage's target.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from pymc_kameleon.core.mh import mh_decide_many, mh_log_ratios
 from pymc_kameleon.core.population_checks import check_population
 from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.isotropic_walk import IsotropicRandomWalk
@@ -32,7 +31,6 @@ __all__ = [
     "DecorrelationRule",
     "components",
     "default_max_sweeps",
-    "mh_sweep",
     "population_map",
     "population_proposal",
     "rescale_components",
@@ -207,76 +205,6 @@ def updated_log_factor(log_factor: float, accept_rate: float, target: float) -> 
     float
     """
     return float(log_factor + 2.0 * (accept_rate - target))
-
-
-def mh_sweep(
-    proposal: Proposal,
-    particles: np.ndarray,
-    log_parts: np.ndarray,
-    beta: float,
-    evaluate: Callable[[np.ndarray], tuple[float, float]],
-    rng: np.random.Generator,
-    hastings: bool = True,
-    evaluate_many: Callable[[np.ndarray], np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """One Metropolis–Hastings move of every particle, in place, for ``prior + beta * lik``.
-
-    The particles move independently with the same fixed proposal, so the candidates, their
-    proposal densities and the decisions are computed for the whole population at once
-    (:meth:`~pymc_kameleon.core.proposals.Proposal.propose_many`); only the target is evaluated
-    particle by particle.
-
-    Parameters
-    ----------
-    proposal : Proposal
-        Fixed during the sweep (from :func:`population_proposal`).
-    particles : numpy.ndarray, shape (n, d)
-        Updated in place.
-    log_parts : numpy.ndarray, shape (n, 2)
-        Columns: log prior and log likelihood of each particle; updated in place. The stored
-        values are never recomputed, so a noisy likelihood estimate stays pseudo-marginal.
-    beta : float
-        Inverse temperature of the stage.
-    evaluate : callable
-        ``evaluate(x) -> (log_prior, log_likelihood)`` at a proposed state.
-    rng : numpy.random.Generator
-    hastings : bool, default True
-        Include ``log q(x | x*) - log q(x* | x)``. False is wrong (the proposal is not
-        symmetric); it exists for the test suite's negative control.
-    evaluate_many : callable, optional
-        ``evaluate_many(xs) -> array (n, 2)``: ``evaluate`` at every row at once (e.g. on a
-        pool, :class:`~pymc_kameleon.core.evaluation_pool.PointEvaluator`); it must give the
-        values ``evaluate`` gives.
-
-    Returns
-    -------
-    accept : numpy.ndarray of float, shape (n,)
-        The acceptance probability of each particle's move.
-    chosen : numpy.ndarray of int, shape (n,)
-        The component (of a mixture; 0 otherwise) that proposed each move.
-    """
-    n = particles.shape[0]
-    proposed_states, log_q_forward = proposal.propose_many(particles, rng)
-    chosen = getattr(proposal, "chosen_rows", None)
-    chosen = np.zeros(n, dtype=np.int64) if chosen is None else np.asarray(chosen, np.int64)
-    if evaluate_many is None:
-        parts = np.array([evaluate(x) for x in proposed_states], dtype=float).reshape(n, 2)
-    else:
-        parts = np.asarray(evaluate_many(proposed_states), dtype=float).reshape(n, 2)
-    prior, lik = parts[:, 0], parts[:, 1]
-    valid = np.isfinite(prior) & ~np.isnan(lik) & (lik != -np.inf)
-    with np.errstate(invalid="ignore"):
-        proposed = np.where(valid, prior + beta * lik, -np.inf)
-    current = log_parts[:, 0] + beta * log_parts[:, 1]
-    if hastings:
-        log_q_reverse = proposal.log_density_many(particles, proposed_states)
-        log_ratio = mh_log_ratios(proposed, current, log_q_reverse, log_q_forward)
-    else:
-        log_ratio = mh_log_ratios(proposed, current)
-    accepted, accept = mh_decide_many(log_ratio, rng)
-    particles[accepted] = proposed_states[accepted]
-    log_parts[accepted] = parts[accepted]
-    return accept, chosen
 
 
 class DecorrelationRule:

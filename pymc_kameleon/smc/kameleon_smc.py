@@ -20,7 +20,6 @@ from pymc_kameleon.core.evaluation_pool import PointEvaluator
 from pymc_kameleon.core.population import (
     DecorrelationRule,
     default_max_sweeps,
-    mh_sweep,
     population_map,
     population_proposal,
     rescale_components,
@@ -28,6 +27,7 @@ from pymc_kameleon.core.population import (
     updated_log_factor,
 )
 from pymc_kameleon.core.population_checks import check_population
+from pymc_kameleon.core.population_sweep import decide_sweep, evaluate_points, propose_sweep
 from pymc_kameleon.pseudo_marginal import (
     allow_noisy_evaluation,
     has_noisy_terms,
@@ -370,15 +370,32 @@ class KameleonSMC(SMC_KERNEL):
     def _sweep(
         self, particles, log_parts, evaluate, evaluate_many=None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """One move of every particle (each half with its proposal), in place."""
+        """One move of every particle (each half with its proposal), in place.
+
+        Both halves' candidates are drawn before any is evaluated: their proposals are fixed
+        for the stage, so nothing a half's decisions change enters the other's candidates, and
+        a pool gets the whole sweep in one call (one round trip instead of one per half). With
+        or without a pool the random numbers are drawn in the same order, so the particles are
+        the same.
+        """
         accept = np.empty(particles.shape[0])
         chosen = np.empty(particles.shape[0], dtype=np.int64)
-        for rows, proposal in self.proposals:
+        candidates = [
+            propose_sweep(proposal, particles[rows], self.rng) for rows, proposal in self.proposals
+        ]
+        states = np.concatenate([c.states for c in candidates], axis=0)
+        parts_of_all = evaluate_points(states, evaluate, evaluate_many)
+        start = 0
+        for (rows, proposal), mine_candidates in zip(self.proposals, candidates, strict=True):
+            stop = start + mine_candidates.states.shape[0]
             mine, parts = particles[rows], log_parts[rows]
-            accept[rows], chosen[rows] = mh_sweep(proposal, mine, parts, self.beta, evaluate,
-                                                  self.rng, hastings=self.hastings,
-                                                  evaluate_many=evaluate_many)  # fmt: skip
+            accept[rows] = decide_sweep(
+                proposal, mine, parts, self.beta, mine_candidates, parts_of_all[start:stop],
+                self.rng, hastings=self.hastings,
+            )  # fmt: skip
+            chosen[rows] = mine_candidates.chosen
             particles[rows], log_parts[rows] = mine, parts
+            start = stop
         return accept, chosen
 
     def _adapt_scales(self, accept: np.ndarray, chosen: np.ndarray) -> None:

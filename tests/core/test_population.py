@@ -11,7 +11,6 @@ from pymc_kameleon.core.population import (
     DecorrelationRule,
     components,
     default_max_sweeps,
-    mh_sweep,
     population_map,
     population_proposal,
     rescale_components,
@@ -19,6 +18,7 @@ from pymc_kameleon.core.population import (
     updated_log_factor,
 )
 from pymc_kameleon.core.population_checks import check_population
+from pymc_kameleon.core.population_sweep import mh_sweep
 from pymc_kameleon.core.proposals import KameleonProposal, MixtureProposal
 from pymc_kameleon.core.proposals.kameleon import kernel_term_trace, random_walk_trace
 

@@ -103,6 +103,59 @@ def test_a_dask_local_cluster_gives_the_serial_run(serial_run, dask_client):
     assert_same_run(run(dask_client, SlowSquare()), serial_run)
 
 
+class BusyMachine:
+    """Every core kept busy by a spinning process while the block runs; stopped at its end."""
+
+    def __enter__(self):
+        spin = [sys.executable, "-c", "while True: pass"]
+        self.spinners = [subprocess.Popen(spin) for _ in range(os.cpu_count() or 2)]
+        return self
+
+    def __exit__(self, *exc):
+        for spinner in self.spinners:
+            spinner.kill()
+            spinner.wait()
+        return False
+
+
+def test_every_pool_gives_the_serial_run_on_a_busy_machine(serial_run, dask_client):
+    """The order the workers finish in, and how long they take, must not reach the particles."""
+    with BusyMachine() as busy, ProcessPoolExecutor(2) as executor:
+        assert all(spinner.poll() is None for spinner in busy.spinners)  # the load is on
+        runs = {
+            "serial": run(None, SlowSquare()),
+            "executor": run(executor, SlowSquare()),
+            "dask": run(dask_client, SlowSquare(delay=0.001)),  # a slow op: tasks overlap
+        }
+    for name, (particles, lml) in runs.items():
+        assert np.array_equal(particles, serial_run[0]), f"{name}: the particles differ"
+        assert np.array_equal(lml, serial_run[1], equal_nan=True), f"{name}: the evidence differs"
+
+
+def test_a_sweep_is_one_call_to_the_pool():
+    """Both halves' candidates go out together: one ``map`` per sweep, not one per half."""
+
+    class CountingExecutor(ProcessPoolExecutor):
+        calls = 0
+
+        def map(self, *args, **kwargs):
+            CountingExecutor.calls += 1
+            return super().map(*args, **kwargs)
+
+    with CountingExecutor(2) as executor:
+        with pm.Model():
+            x = pm.Normal("x", 0.0, 2.0, shape=2)
+            pm.Potential("black_box", -0.05 * SlowSquare()(x))
+            idata = pm.sample_smc(
+                draws=DRAWS, kernel=KameleonSMC, pool=executor, chains=1, cores=1,
+                random_seed=5, max_steps=MAX_STEPS, progressbar=False,
+                compute_convergence_checks=False,
+            )  # fmt: skip
+    sweeps = int(np.sum(idata["sample_stats"]["n_steps"].values))
+    assert sweeps > 0
+    assert CountingExecutor.calls == sweeps, (CountingExecutor.calls, sweeps)
+
+
 def test_a_killed_dask_worker_costs_a_retry_not_the_run(dask_client):
     slow = SlowSquare(delay=0.005)
     expected = run(None, slow, seed=6)
