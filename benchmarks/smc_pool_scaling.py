@@ -15,7 +15,7 @@ cache is warm; each pool is started and its workers import PyMC before the clock
 * ``cheap``: the same data with a closed-form log-density, run twice on each pool: the first
   run includes each fresh worker unpickling the model's compiled functions (a one-off per model
   and worker), the second gives the pool's overhead per evaluation and per ``map`` call
-  (one call per half of the population per sweep).
+  (one call per sweep: both halves of the population together).
 
 Amdahl's model, from the ODE runs on 1 and 2 ``ProcessPoolExecutor`` workers:
 ``T(N) = R + E / N`` with ``E = 2 (T(1) - T(2))`` the evaluations' share and ``R = 2 T(2) - T(1)``
@@ -198,7 +198,7 @@ def main() -> None:
         cells = (kind, label, workers, f"{seconds:.2f}", f"{ratio:.2f}", same, evals)
         print("| " + " | ".join(str(cell) for cell in cells) + " |")
     evals = {kind: e for kind, label, _, _, _, e in rows if label == "serial"}
-    calls = 2 * evals["cheap"] / args.draws  # one map call per half of the population a sweep
+    calls = evals["cheap"] / args.draws  # one map call per sweep (both halves together)
     print("\noverhead of each pool on the cheap model (second run, (pool - serial)):")
     for (kind, name, workers), seconds in times.items():
         if kind == "cheap" and name != "serial":
