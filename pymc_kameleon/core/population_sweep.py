@@ -25,7 +25,7 @@ __all__ = ["SweepCandidates", "decide_sweep", "evaluate_points", "mh_sweep", "pr
 class SweepCandidates:
     """The candidates of one sweep of a population with one fixed proposal.
 
-    Attributes
+    Parameters
     ----------
     states : numpy.ndarray, shape (n, d)
         One candidate per particle.
@@ -68,10 +68,22 @@ def evaluate_points(
     evaluate: Callable[[np.ndarray], tuple[float, float]],
     evaluate_many: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Log prior and log likelihood at every row of ``states``: shape (n, 2).
+    """Log prior and log likelihood at every row of ``states``.
 
     With ``evaluate_many`` (a pool) the rows go out in one call, so a sweep that gathers all
     its candidates first pays one round trip to the workers.
+
+    Parameters
+    ----------
+    states : numpy.ndarray, shape (n, d)
+    evaluate : callable
+        ``evaluate(x) -> (log_prior, log_likelihood)`` at one state.
+    evaluate_many : callable, optional
+        ``evaluate_many(xs) -> array (n, 2)``: ``evaluate`` at every row at once.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, 2)
     """
     n = states.shape[0]
     if evaluate_many is None:
