@@ -68,8 +68,8 @@ MAX_INDEPENDENCE_WEIGHT = 0.8
 #: :data:`TOP_WEIGHT_ACCEPTANCE`. A t accepted this often is close to the posterior; one
 #: accepted about 30 % of the time can fit the bulk and miss a funnel's neck (the non-centred
 #: eight schools: its chains mixed worse with 0.8 there). Issue 67: at 0.5 a t accepted 65 % of
-#: the time on a 3-D ODE gave KameleonStep a min ESS of 640 at PyMC's default budget, at 0.8
-#: 910-1420.
+#: the time on a 3-D ODE gave KameleonStep a min ESS of 637-683 at PyMC's default budget, with
+#: this rise 970-1187 (BENCHMARKS.md, "Independence moves where the t fits").
 RISE_START_ACCEPTANCE = 0.4
 #: the acceptance rate from which the share is the largest
 TOP_WEIGHT_ACCEPTANCE = 0.6
