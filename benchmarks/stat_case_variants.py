@@ -50,14 +50,15 @@ def run(args) -> None:
         set_constant(spec)
     case = stat_cases.CASES[args.case]
     if args.step:
-        case = dataclasses.replace(case, step=lambda: eval(args.step, {"pk": pk}))  # noqa: S307
+        case = dataclasses.replace(case, step=lambda: eval(args.step, {"pk": pk}))
     with open(args.out, "a") as out:
         for offset in range(args.first, args.first + args.seeds):
             start = time.perf_counter()
             z = stat_cases.zscores(case, stat_cases.sample(case, case.seed + offset))
+            seconds = round(time.perf_counter() - start, 1)
             record = {"case": args.case, "step": args.step, "set": args.set, "offset": offset,
                       "labels": list(z.labels), "z": z.values.tolist(), "ess": z.ess.tolist(),
-                      "max_abs": z.max_abs, "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
+                      "max_abs": z.max_abs, "seconds": seconds}  # fmt: skip
             out.write(json.dumps(record) + "\n")
             out.flush()
             print(f"offset {offset:3d}  max|z| {z.max_abs:6.2f}", flush=True)
