@@ -43,6 +43,11 @@ from scipy.special import gammaln
 from pymc_kameleon.core.adaptation import RunningMoments
 from pymc_kameleon.core.proposals.affine import AffineMap
 from pymc_kameleon.core.proposals.protocol import ComparedByState, Proposal, Transition
+from pymc_kameleon.core.proposals.tail_shortfall import (
+    RecentStates,
+    defensive_weight_for,
+    tail_shortfall,
+)
 from pymc_kameleon.core.windowed_covariance import whitening_map
 
 __all__ = [
@@ -504,8 +509,9 @@ class IndependenceMixing(ComparedByState):
     ----------
     proposal : IndependenceProposal
     defensive_weight : float, optional
-        The wide copies' weight from :meth:`freeze` on (default :data:`DEFENSIVE_WEIGHT`, read
-        when the mixing is made).
+        The wide copies' base weight from :meth:`freeze` on (default :data:`DEFENSIVE_WEIGHT`,
+        read when the mixing is made), raised where the t falls short of the warm-up's late
+        states (:mod:`~pymc_kameleon.core.proposals.tail_shortfall`).
     max_weight : float, optional
         The largest share (default :data:`MAX_INDEPENDENCE_WEIGHT`, read when the mixing is
         made; see :func:`independence_share`).
@@ -516,6 +522,8 @@ class IndependenceMixing(ComparedByState):
         Independence moves made, and the sum of their acceptance probabilities.
     chosen : bool
         Whether the last move was an independence move.
+    shortfall : float
+        What :meth:`freeze` measured (NaN before, or with too few warm-up states).
     """
 
     def __init__(
@@ -525,7 +533,10 @@ class IndependenceMixing(ComparedByState):
         max_weight: float | None = None,
     ) -> None:
         self.proposal = proposal
-        self.defensive_weight = DEFENSIVE_WEIGHT if defensive_weight is None else defensive_weight
+        self.base_defensive_weight = (
+            DEFENSIVE_WEIGHT if defensive_weight is None else defensive_weight
+        )
+        self.defensive_weight = self.base_defensive_weight
         self.max_weight = MAX_INDEPENDENCE_WEIGHT if max_weight is None else max_weight
         if not BASE_INDEPENDENCE_WEIGHT <= self.max_weight < 1.0:
             raise ValueError(
@@ -538,12 +549,25 @@ class IndependenceMixing(ComparedByState):
         self.frozen_weight: float | None = None
         #: moments of the states kept after warm-up (see :meth:`follow_kept`)
         self.kept = RunningMoments(proposal.dim)
+        #: the latest warm-up states and their log-densities, for :meth:`freeze`
+        self.recent = RecentStates(proposal.dim)
+        self.shortfall = math.nan
 
     def freeze(self) -> None:
         """Keep the current share from now on (a fixed kernel, for the draws after warm-up), and
         mix each t with its copy :data:`WIDE_SCALE` times as wide, at weight
-        :attr:`defensive_weight` (see the module docstring)."""
+        :attr:`defensive_weight` (see the module docstring): the base weight, raised by how far
+        the t falls short of the warm-up's latest states
+        (:func:`~pymc_kameleon.core.proposals.tail_shortfall.defensive_weight_for`). Both are
+        set here from warm-up states alone and stay fixed after."""
         self.frozen_weight = self.weight
+        if self.ready:
+            states, log_densities = self.recent.arrays()
+            if len(states):
+                self.shortfall = tail_shortfall(
+                    log_densities, self.proposal.log_density_many(states, states)
+                )
+        self.defensive_weight = defensive_weight_for(self.shortfall, self.base_defensive_weight)
         self.proposal.widen(WIDE_SCALE, self.defensive_weight)
 
     def follow_kept(self, x: np.ndarray, refresh: bool) -> bool:
@@ -649,6 +673,8 @@ class IndependenceMixing(ComparedByState):
             ``transition`` itself after the other proposal's move; after an independence move,
             a copy without the acceptance (the other proposal records the state only).
         """
+        if transition.tuning and self.frozen_weight is None:
+            self.recent.add(transition.state, transition.log_density)
         if not self.chosen or transition.accept_prob is None:
             return transition
         if self.frozen_weight is not None:

@@ -91,16 +91,16 @@ SURROGATE_STATS = {
     "n_basis": (np.int64, []),
     "surrogate_scale": (np.float64, []),
 }
-#: the weight of the independence t's wide copies after warm-up, an even mixture (the random
-#: walks' :data:`~pymc_kameleon.core.proposals.independence.DEFENSIVE_WEIGHT` is 0.1): KMC's
-#: trajectories follow a surrogate fitted where the warm-up's history has been and rarely leave
-#: it, so beyond it mostly the wide copies propose. On a banana in a user's affine
-#: parameterisation, 4 x (2000 + 4000), 19 of 24 seeds failed without independence moves (max
-#: |z| up to 46; at one, 0-0.5 % of each chain's draws lay beyond two sds of the long axis,
-#: where 4.6 % of the mass is), and 8 of 24 missed the arms' tips at 0.2
-#: (max |z| > 4) against none at 0.5; at 0.1 a saturable PK model's tail sd fell to 0.81 of the
-#: reference at one seed of four (BENCHMARKS.md, "KMCStep's wide copies on a curved posterior")
-KMC_DEFENSIVE_WEIGHT = 0.5
+#: the base weight of the independence t's wide copies after warm-up, twice the random walks'
+#: (:data:`~pymc_kameleon.core.proposals.independence.DEFENSIVE_WEIGHT`), raised to an even
+#: mixture where the t falls short of the warm-up's states
+#: (:mod:`~pymc_kameleon.core.proposals.tail_shortfall`). KMC's trajectories follow a surrogate
+#: fitted where the warm-up's history has been and rarely leave it, so beyond it mostly the
+#: wide copies propose: at 0.1 a saturable PK model's tail sd fell to 0.81 of the reference at
+#: one seed of four, and on a banana in a user's affine parameterisation 8 of 24 seeds missed
+#: the arms' tips at a fixed 0.2 (none at 0.5; BENCHMARKS.md, "KMCStep's wide copies on a
+#: curved posterior")
+KMC_DEFENSIVE_WEIGHT = 0.2
 #: the largest share of independence moves, the base one: a KMC trajectory on an elliptical
 #: posterior yields about what an independence draw accepted 60 % of the time does, and with the
 #: random walks' 0.8 KMCStep's min ESS fell by 5-21 % on five of the real-model suite's
@@ -460,8 +460,9 @@ class KMCMoves(Proposal):
         if not explored:
             self.step_scale.update(accept, self.settings.target_accept * transition.target_factor)
         explore_transition = Transition(
-            x, accept if explored else None, t, True, transition.target_factor
-        )
+            x, accept if explored else None, t, True, transition.target_factor,
+            transition.log_density,
+        )  # fmt: skip
         self.explore.learn(explore_transition, rng)
         self._record_score(transition)
         self.coordinates.follow(self.kernel_affine(), self.learner)
