@@ -90,14 +90,24 @@ def test_the_weight_rises_from_the_base_to_an_even_mixture(base):
     assert np.all(np.diff([defensive_weight_for(s, base) for s in grid]) >= 0.0)
 
 
-def test_a_base_at_or_above_the_even_mixture_stays():
+def test_a_top_at_or_below_the_base_keeps_the_base():
     assert defensive_weight_for(10.0, 0.7) == 0.7
+    assert defensive_weight_for(10.0, 0.1, top=0.1) == 0.1
+    assert defensive_weight_for(SHORTFALL_FULL, 0.1, top=0.3) == pytest.approx(0.3)
 
 
-def mixing_after_warmup(x: np.ndarray, log_pi: np.ndarray) -> IndependenceMixing:
-    mixing = IndependenceMixing(
-        IndependenceProposal(2, anchor=whitening_map(x.mean(0), np.cov(x.T)))
-    )
+def test_without_a_top_the_mixing_keeps_its_base_weight_on_a_banana():
+    x = banana_draws(600, np.random.default_rng(2))
+    mixing = mixing_after_warmup(x, banana_logp(x), top=None)
+    assert mixing.shortfall > SHORTFALL_START  # measured, but the weight does not rise
+    assert mixing.proposal.defensive_weight == independence.DEFENSIVE_WEIGHT
+
+
+def mixing_after_warmup(
+    x: np.ndarray, log_pi: np.ndarray, top: float | None = FULL_DEFENSIVE_WEIGHT
+) -> IndependenceMixing:
+    proposal = IndependenceProposal(2, anchor=whitening_map(x.mean(0), np.cov(x.T)))
+    mixing = IndependenceMixing(proposal, top_defensive_weight=top)
     for k, (state, lp) in enumerate(zip(x, log_pi)):
         mixing.learned(Transition(state, None, k, True, 1.0, float(lp)))
     mixing.freeze()

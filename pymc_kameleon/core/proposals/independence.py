@@ -14,7 +14,8 @@ evaluation each, which is why the steps give it a weight that follows its accept
 The heavy tails keep the importance ratio ``pi / q`` bounded in more directions than a Gaussian
 would: a proposal narrower than the posterior makes an independence sampler stick in the tails.
 For the same reason the t's kept after warm-up are defensive mixtures
-(:meth:`IndependenceMixing.freeze`): a share :data:`DEFENSIVE_WEIGHT` of their draws come from a
+(:meth:`IndependenceMixing.freeze`): a share of their draws, :data:`DEFENSIVE_WEIGHT` (KMCStep:
+more where its t falls short, :mod:`~pymc_kameleon.core.proposals.tail_shortfall`), come from a
 copy whose scale is :data:`WIDE_SCALE` times larger. A warm-up that has not yet been far into a
 long tail (a ridge that runs out to the prior, as ``log K_m`` and ``log V_m`` of a saturable PK
 model) leaves moments that are too narrow there, and a chain whose only way into the tail is a
@@ -24,11 +25,13 @@ densities fall as ``r^-(df + d)``, the wide copy raises the proposal's density b
 ``pi / q`` there that much lower; near the centre, where the draws that are accepted come from,
 it takes only the weight's share of the moves away from the t. An even mixture had kept the
 heavy tails right at the cost of a third to a half of the effective sample size of every
-ordinary posterior (BENCHMARKS.md, "The defensive tail at its cheapest"). The weight and the
-scale are fixed before the chain starts and do not depend on its state or past, so the kept
-moves are one Metropolis-Hastings kernel whose proposal density, the mixture's, is the one in
-its ratio: exact. During warm-up the t's stay single: wide draws accepted there fed KMCStep's
-step size and left divergent trajectories after warm-up on a plain location-scale model.
+ordinary posterior (BENCHMARKS.md, "The defensive tail at its cheapest"), so KMCStep keeps it
+for chains whose t falls short of their warm-up's states. The weight is set at the end of
+warm-up from warm-up states alone and the scale is a constant, so after warm-up neither depends
+on the chain's state or kept draws: the kept moves are one Metropolis-Hastings kernel whose
+proposal density, the mixture's, is the one in its ratio: exact. During warm-up the t's stay
+single: wide draws accepted there fed KMCStep's step size and left divergent trajectories after
+warm-up on a plain location-scale model.
 """
 
 from __future__ import annotations
@@ -510,11 +513,15 @@ class IndependenceMixing(ComparedByState):
     proposal : IndependenceProposal
     defensive_weight : float, optional
         The wide copies' base weight from :meth:`freeze` on (default :data:`DEFENSIVE_WEIGHT`,
-        read when the mixing is made), raised where the t falls short of the warm-up's late
-        states (:mod:`~pymc_kameleon.core.proposals.tail_shortfall`).
+        read when the mixing is made), raised up to ``top_defensive_weight`` where the t falls
+        short of the warm-up's late states (:mod:`~pymc_kameleon.core.proposals.tail_shortfall`).
     max_weight : float, optional
         The largest share (default :data:`MAX_INDEPENDENCE_WEIGHT`, read when the mixing is
         made; see :func:`independence_share`).
+    top_defensive_weight : float, optional
+        The wide copies' weight where the t falls short of the warm-up's latest states by
+        :data:`~pymc_kameleon.core.proposals.tail_shortfall.SHORTFALL_FULL` or more (default:
+        the base weight, which then never rises).
 
     Attributes
     ----------
@@ -531,10 +538,14 @@ class IndependenceMixing(ComparedByState):
         proposal: IndependenceProposal,
         defensive_weight: float | None = None,
         max_weight: float | None = None,
+        top_defensive_weight: float | None = None,
     ) -> None:
         self.proposal = proposal
         self.base_defensive_weight = (
             DEFENSIVE_WEIGHT if defensive_weight is None else defensive_weight
+        )
+        self.top_defensive_weight = (
+            self.base_defensive_weight if top_defensive_weight is None else top_defensive_weight
         )
         self.defensive_weight = self.base_defensive_weight
         self.max_weight = MAX_INDEPENDENCE_WEIGHT if max_weight is None else max_weight
@@ -567,7 +578,9 @@ class IndependenceMixing(ComparedByState):
                 self.shortfall = tail_shortfall(
                     log_densities, self.proposal.log_density_many(states, states)
                 )
-        self.defensive_weight = defensive_weight_for(self.shortfall, self.base_defensive_weight)
+        self.defensive_weight = defensive_weight_for(
+            self.shortfall, self.base_defensive_weight, self.top_defensive_weight
+        )
         self.proposal.widen(WIDE_SCALE, self.defensive_weight)
 
     def follow_kept(self, x: np.ndarray, refresh: bool) -> bool:

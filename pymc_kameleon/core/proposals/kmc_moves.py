@@ -36,6 +36,7 @@ from pymc_kameleon.core.proposals.independence import (
 )
 from pymc_kameleon.core.proposals.isotropic_walk import IsotropicRandomWalk
 from pymc_kameleon.core.proposals.protocol import ComparedByState, Outcome, Proposal, Transition
+from pymc_kameleon.core.proposals.tail_shortfall import FULL_DEFENSIVE_WEIGHT
 from pymc_kameleon.core.proposals.trajectory import (
     TRAJECTORY_STATS,
     SurrogateTrajectory,
@@ -98,8 +99,8 @@ SURROGATE_STATS = {
 #: fitted where the warm-up's history has been and rarely leave it, so beyond it mostly the
 #: wide copies propose: at 0.1 a saturable PK model's tail sd fell to 0.81 of the reference at
 #: one seed of four, and on a banana in a user's affine parameterisation 8 of 24 seeds missed
-#: the arms' tips at a fixed 0.2 (none at 0.5; BENCHMARKS.md, "KMCStep's wide copies on a
-#: curved posterior")
+#: the arms' tips at a fixed 0.2 (none at 0.5 or as measured; BENCHMARKS.md, "KMCStep's wide
+#: copies on a curved posterior")
 KMC_DEFENSIVE_WEIGHT = 0.2
 #: the largest share of independence moves, the base one: a KMC trajectory on an elliptical
 #: posterior yields about what an independence draw accepted 60 % of the time does, and with the
@@ -301,6 +302,7 @@ class KMCMoves(Proposal):
                 anchors,
                 defensive_weight=KMC_DEFENSIVE_WEIGHT,
                 max_weight=KMC_MAX_INDEPENDENCE_WEIGHT,
+                top_defensive_weight=FULL_DEFENSIVE_WEIGHT,
             )
             self.keep_independence = bool(keep_after_warmup)
 

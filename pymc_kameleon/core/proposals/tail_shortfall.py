@@ -11,7 +11,10 @@ with the distance from the centre and its 99th percentile lies 0.07-0.21 above i
 chain's outer states several times less often than they are held, and those states are reached
 too rarely for the MCSEs to notice. :func:`defensive_weight_for` then raises the weight of the
 t's wide copies (:mod:`~pymc_kameleon.core.proposals.independence`) from the step's base weight
-to an even mixture.
+towards an even mixture. KMCStep uses it (its trajectories rarely leave the warm-up's history,
+so beyond it mostly the wide copies propose); the random walks keep their base weight (raised
+this way, AdaptiveMetropolis lost a heavy-tailed model at one of two seeds; BENCHMARKS.md,
+"KMCStep's wide copies on a curved posterior").
 
 The shortfall is measured once, at the end of warm-up, from warm-up states only; the weight is
 then fixed for the rest of the run and depends on neither the current state nor the kept
@@ -111,10 +114,12 @@ def tail_shortfall(log_target: np.ndarray, log_proposal: np.ndarray) -> float:
     return float(np.quantile(r, SHORTFALL_QUANTILE) - np.median(r))
 
 
-def defensive_weight_for(shortfall: float, base: float) -> float:
+def defensive_weight_for(
+    shortfall: float, base: float, top: float = FULL_DEFENSIVE_WEIGHT
+) -> float:
     """The wide copies' weight for a measured ``shortfall``: ``base`` up to
-    :data:`SHORTFALL_START`, rising linearly to :data:`FULL_DEFENSIVE_WEIGHT` at
-    :data:`SHORTFALL_FULL` (never below ``base``; ``base`` when nothing was measured).
+    :data:`SHORTFALL_START`, rising linearly to ``top`` at :data:`SHORTFALL_FULL` (never below
+    ``base``; ``base`` when nothing was measured).
 
     Parameters
     ----------
@@ -122,12 +127,14 @@ def defensive_weight_for(shortfall: float, base: float) -> float:
         From :func:`tail_shortfall`.
     base : float
         The step's weight where the proposal covers the chain's states evenly.
+    top : float, default FULL_DEFENSIVE_WEIGHT
+        The weight where it falls short by :data:`SHORTFALL_FULL` or more (``base``: no rise).
 
     Returns
     -------
     float
     """
-    if not math.isfinite(shortfall) or base >= FULL_DEFENSIVE_WEIGHT:
+    if not math.isfinite(shortfall) or top <= base:
         return base
     rise = (shortfall - SHORTFALL_START) / (SHORTFALL_FULL - SHORTFALL_START)
-    return base + (FULL_DEFENSIVE_WEIGHT - base) * min(1.0, max(0.0, rise))
+    return base + (top - base) * min(1.0, max(0.0, rise))

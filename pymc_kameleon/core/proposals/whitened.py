@@ -387,6 +387,7 @@ class WhitenedProposal(Proposal):
         keep_after_warmup: bool = False,
         defensive_weight: float | None = None,
         max_weight: float | None = None,
+        top_defensive_weight: float | None = None,
     ) -> None:
         """Mix moves of Student t's at modes into every move.
 
@@ -417,13 +418,19 @@ class WhitenedProposal(Proposal):
         max_weight : float, optional
             The largest share of independence moves (default
             :data:`~pymc_kameleon.core.proposals.independence.MAX_INDEPENDENCE_WEIGHT`).
+        top_defensive_weight : float, optional
+            The wide copies' weight where the t falls short of the warm-up's states (default:
+            ``defensive_weight``, no rise; see
+            :mod:`~pymc_kameleon.core.proposals.tail_shortfall`).
         """
         maps = [whitening_map(mean, covariance) for mean, covariance, _ in anchors]
         weights = [weight for _, _, weight in anchors]
         proposal = IndependenceProposal(
             self.dim, anchor=maps, anchor_weights=weights, bound=INDEPENDENCE_BOUND
         )
-        self.independence = IndependenceMixing(proposal, defensive_weight, max_weight)
+        self.independence = IndependenceMixing(
+            proposal, defensive_weight, max_weight, top_defensive_weight
+        )
         self.keep_independence = bool(keep_after_warmup)
 
     def _use_initial_map(self) -> None:
