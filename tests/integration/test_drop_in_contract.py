@@ -102,7 +102,11 @@ def test_ctrl_c_returns_the_draws_made_so_far(cores):
             assert line == "drawing", f"{name}: {line!r}"
             os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches every process of the group
             words = process.stdout.readline().split()
-            assert words[:2] == ["returned", name], f"{name}: {words}"
+            if words[:2] != ["returned", name]:  # say what the process said on its way out
+                if process.poll() is None:
+                    os.killpg(process.pid, signal.SIGKILL)
+                _, err = process.communicate()
+                pytest.fail(f"{name}: {words}; exit {process.returncode}; stderr: {err[-3000:]}")
             # every chain made its warm-up and some draws: the partial run came back
             assert int(words[2]) >= 1 and 0 < int(words[3]) < 2_000_000, words
         assert process.wait(timeout=60) == 0
