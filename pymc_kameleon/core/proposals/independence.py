@@ -530,7 +530,8 @@ class IndependenceMixing(ComparedByState):
     chosen : bool
         Whether the last move was an independence move.
     shortfall : float
-        What :meth:`freeze` measured (NaN before, or with too few warm-up states).
+        What :meth:`freeze` measured (NaN before, with too few warm-up states, or when the
+        weight cannot rise).
     """
 
     def __init__(
@@ -572,7 +573,7 @@ class IndependenceMixing(ComparedByState):
         (:func:`~pymc_kameleon.core.proposals.tail_shortfall.defensive_weight_for`). Both are
         set here from warm-up states alone and stay fixed after."""
         self.frozen_weight = self.weight
-        if self.ready:
+        if self.ready and self.can_raise_weight:
             states, log_densities = self.recent.arrays()
             if len(states):
                 self.shortfall = tail_shortfall(
@@ -612,6 +613,12 @@ class IndependenceMixing(ComparedByState):
         except ValueError:  # (LinAlgError is one) a singular covariance keeps the old t
             return False
         return True
+
+    @property
+    def can_raise_weight(self) -> bool:
+        """Whether :meth:`freeze` may raise the wide copies' weight (else nothing is recorded
+        or measured for it)."""
+        return self.top_defensive_weight > self.base_defensive_weight
 
     @property
     def ready(self) -> bool:
@@ -686,7 +693,7 @@ class IndependenceMixing(ComparedByState):
             ``transition`` itself after the other proposal's move; after an independence move,
             a copy without the acceptance (the other proposal records the state only).
         """
-        if transition.tuning and self.frozen_weight is None:
+        if transition.tuning and self.frozen_weight is None and self.can_raise_weight:
             self.recent.add(transition.state, transition.log_density)
         if not self.chosen or transition.accept_prob is None:
             return transition
