@@ -9,6 +9,9 @@ posterior sds outside the range of the chains' draws, warm-up included.
 
     python benchmarks/far_evaluations_check.py                       # every model, seeds 1-3
     python benchmarks/far_evaluations_check.py --models logistic --seeds 1 --limit 600
+    python benchmarks/far_evaluations_check.py --samplers "KameleonStep()" --draws 2000
+
+``--draws`` sets the kept draws per chain (the warm-up stays PyMC's 1000).
 """
 
 from __future__ import annotations
@@ -39,13 +42,14 @@ import json, sys, time, warnings
 import numpy as np, pymc as pm, arviz as az
 import pymc_kameleon as pk
 from pymc_kameleon.bench import far_out
-model_name, sampler, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+model_name, sampler, seed, n_draws = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[6])
 model, op = {"logistic": far_out.logistic_ode_model, "theta": far_out.theta_logistic_model,
              "vdp": far_out.van_der_pol_model}[model_name]()
 warnings.simplefilter("ignore")
 start = time.perf_counter()
 with model:
     idata = pm.sample(step=eval(sampler), chains=4, cores=1, random_seed=seed, progressbar=False,
+                      draws=n_draws,
                       compute_convergence_checks=False, discard_tuned_samples=False)
 wall = time.perf_counter() - start
 rhat = max(float(v.max()) for v in az.rhat(idata.posterior).data_vars.values())  # unrounded
@@ -78,13 +82,13 @@ def _distances(record, model_name):
     return prior_sds, int(np.sum(outside.max(axis=1) > 20.0))
 
 
-def run(model_name: str, sampler: str, seed: int, limit: float) -> dict:
+def run(model_name: str, sampler: str, seed: int, limit: float, draws: int = 1000) -> dict:
     """One run in a subprocess; ``status`` is ``"ok"`` or ``"hung"`` (killed at ``limit`` s)."""
     start = time.perf_counter()
     try:
         out = subprocess.run(
             [sys.executable, "-c", _CHILD, model_name, SAMPLERS[sampler], str(seed),
-             ",".join(PRIORS[model_name]), ",".join(POSITIVE)],
+             ",".join(PRIORS[model_name]), ",".join(POSITIVE), str(draws)],
             capture_output=True, text=True, timeout=limit, check=True,
         )  # fmt: skip
     except subprocess.TimeoutExpired:
@@ -103,16 +107,17 @@ def main() -> None:
     parser.add_argument("--samplers", nargs="+", default=list(SAMPLERS))
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
     parser.add_argument("--limit", type=float, default=300.0, help="seconds before a hang")
+    parser.add_argument("--draws", type=int, default=1000, help="kept draws per chain")
     args = parser.parse_args()
     print(
-        "| model | sampler | seed | wall s | max R-hat | min ESS | evals | farthest (prior sds) "
-        "| evals > 20 post. sds out |"
+        "| model | sampler | seed | draws | wall s | max R-hat | min ESS | evals "
+        "| farthest (prior sds) | evals > 20 post. sds out |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for model_name in args.models:
         for seed in args.seeds:
             for sampler in args.samplers:
-                r = run(model_name, sampler, seed, args.limit)
+                r = run(model_name, sampler, seed, args.limit, args.draws)
                 if r["status"] == "hung":
                     row = f"hung (killed at {r['wall']:.0f} s) | | | | | |"
                 else:
@@ -120,7 +125,7 @@ def main() -> None:
                         f"{r['wall']:.1f} | {r['rhat']:.3f} | {r['ess']:.0f} | {r['evals']} "
                         f"| {r['prior_sds']:.1f} | {r['far']} |"
                     )
-                print(f"| {model_name} | {sampler} | {seed} | {row}", flush=True)
+                print(f"| {model_name} | {sampler} | {seed} | {args.draws} | {row}", flush=True)
 
 
 if __name__ == "__main__":

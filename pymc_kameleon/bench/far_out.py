@@ -1,8 +1,8 @@
 """Black-box models that are slow far out, and an Op that records where it was evaluated.
 
 A user's expensive model pays for every point a step asks about, and for an ODE a point tens of
-posterior widths out can be a stiff system that takes minutes to solve: a hang, not a rejection
-(issue 67). These models make that measurable:
+posterior widths out can be a stiff system that takes minutes to solve: a hang, not a rejection.
+These models make that measurable:
 
 * :func:`logistic_ode_model`: logistic growth ``dN/dt = r N (1 - N / K)``, ``N(0) = 5``, observed
   with Gaussian noise at ``t = 1..15``, solved by :func:`scipy.integrate.solve_ivp` (RK45,

@@ -3,7 +3,7 @@
 Whitening by the global covariance makes a curved posterior's thin direction much thinner than
 its others: on the banana B(0.03, 100) the local width across the ridge is 0.16 in globally
 whitened coordinates while the other directions stay at 1, and one isotropic kernel length
-scale and one step size cannot fit both (issue 31). The average local precision, the Fisher
+scale and one step size cannot fit both. The average local precision, the Fisher
 information ``F = E[s s^T]`` of the score ``s = grad log p``, measures widths where the
 posterior is rather than how far it spreads. It is affine equivariant (``F`` becomes
 ``M^-T F M^-1`` under ``x -> M x``), and by the Cramér–Rao inequality ``F >= Sigma^-1``: in

@@ -4,7 +4,7 @@ A chain started far out in a narrow direction of a strongly correlated posterior
 warm-up random-walking toward the bulk and learning the covariance, and often never gets there
 (longley's coefficient ridge; a 6-D Gaussian with standard deviations from 1e-3 to 1e3). When
 the log-density is deterministic and cheap to probe, the mode and the curvature there give both
-at once (issue 30; :mod:`pymc_kameleon.core.start_up` decides whether to trust them).
+at once (:mod:`pymc_kameleon.core.start_up` decides whether to trust them).
 
 :func:`find_mode_and_curvature` climbs from the chain's own point with Newton steps on finite
 differences. Each coordinate's difference step is the step at which the log-density drops by
@@ -61,7 +61,7 @@ _EIGEN_FLOOR = 1e-12
 _BOUND = "bound"
 #: a climb's first moves are at most this long, in conditional sds (the probes' steps, the
 #: scaled coordinates): a Newton step divided by a tiny eigenvalue is hundreds of sds long, and
-#: an expensive model evaluated there can take minutes (issue 67)
+#: an expensive model evaluated there can take minutes
 TRUST_RADIUS = 10.0
 #: the trust radius grows by this after a move that reached its cap and realised its predicted
 #: rise (a ridge is followed over several moves: 2**k sds after k of them), and shrinks to the

@@ -1,6 +1,6 @@
 """A chain's start-up: climb to a mode, and start from its Gaussian when the shape is Gaussian.
 
-Issue 30: a chain started far out in a narrow direction of a strongly correlated posterior
+A chain started far out in a narrow direction of a strongly correlated posterior
 spends its warm-up random-walking toward the bulk and learning the covariance, and may never
 get there. :func:`gaussian_start_up` first climbs from the chain's own point
 (:func:`~pymc_kameleon.core.mode_start.find_mode_and_curvature`), then decides whether the
@@ -18,7 +18,7 @@ covariance as the first whitening map; when it is not, the step keeps the chain 
 point with the ordinary warm-up (a climb that ends at a funnel's neck or a saddle is no better
 a start). Every evaluation is counted.
 
-**Several modes** (issue 46). Where the climbs find separate modes, each gets its share of the
+**Several modes**. Where the climbs find separate modes, each gets its share of the
 posterior by its Laplace approximation, ``p(m) sqrt(det Sigma_m)`` normalised
 (:func:`laplace_shares`). A chain starts at a mode drawn in proportion to those shares, never
 always the highest: on a mixture the highest mode is the heaviest component, and sending every

@@ -213,7 +213,7 @@ class KMCStep(AdaptiveMHStep):
         has been; without these moves the chain and its refits can settle together on the part
         of the posterior the warm-up reached, every chain agreeing on a posterior without its
         far tail (on a heavy-tailed PK posterior, the sd of the tail parameters was 0.75 of the
-        reference at R-hat 1.004; BENCHMARKS.md, "Heavy tails", issue 46). A share of moves of
+        reference at R-hat 1.004; BENCHMARKS.md, "Heavy tails"). A share of moves of
         a kernel that does not adapt keeps every adapted kernel mixed with one fixed, ergodic
         kernel (the safeguard of Roberts and Rosenthal's adaptive Metropolis) and brings the
         refits states from beyond the history. Defaults to 0.1 when the adaptation goes on

@@ -187,7 +187,7 @@ def _axis(d: int, i: int, value: float) -> tuple[float, ...]:
     return tuple(point)
 
 
-#: the mixtures of the start-up's tests and benchmark (issue 46): two components 0.3 / 0.7
+#: the mixtures of the start-up's tests and benchmark: two components 0.3 / 0.7
 #: twelve sds apart in 4-D (the issue's), three of different weights and widths in 2-D, two of
 #: equal weight but widths 1 and 3 in 3-D; and the issue's in 1-D and 10-D, and with weight 0.1
 MIXTURES = {

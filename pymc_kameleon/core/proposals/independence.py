@@ -75,7 +75,7 @@ MAX_INDEPENDENCE_WEIGHT = 0.8
 #: from this acceptance rate the share rises linearly, to the largest at
 #: :data:`TOP_WEIGHT_ACCEPTANCE`. A t accepted this often is close to the posterior; one
 #: accepted about 30 % of the time can fit the bulk and miss a funnel's neck (the non-centred
-#: eight schools: its chains mixed worse with 0.8 there). Issue 67: at 0.5 a t accepted 65 % of
+#: eight schools: its chains mixed worse with 0.8 there). At 0.5 a t accepted 65 % of
 #: the time on a 3-D ODE gave KameleonStep a min ESS of 637-683 at PyMC's default budget, with
 #: this rise 970-1187 (BENCHMARKS.md, "Independence moves where the t fits").
 RISE_START_ACCEPTANCE = 0.4
@@ -93,7 +93,7 @@ DEFENSIVE_WEIGHT = 0.1
 MIN_KEPT_PER_DIM = 10
 #: the bound of a chain's independence moves: a move is rejected unevaluated where the current
 #: state or the candidate lies more than this many whitened units out (in some coordinate) of
-#: every map's centre (issue 67: the wide half's draws reach 20 units in 0.6 % of moves, where an
+#: every map's centre (the wide half's draws reach 20 units in 0.6 % of moves, where an
 #: expensive model can take minutes, and a state there is almost never accepted)
 INDEPENDENCE_BOUND = 20.0
 

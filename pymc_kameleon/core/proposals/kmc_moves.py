@@ -483,7 +483,7 @@ class KMCMoves(Proposal):
         where the step size already learned is the better start: it goes on from there, with
         the steps of :data:`CARRIED_STEP_UPDATES` updates. Learned afresh, the map's last change
         (at the start of the final tenth of warm-up) left some chains with a step size ten
-        times too small (the mapped banana, issue 48).
+        times too small (the mapped banana).
         """
         if self.step_scale.updates == 0:
             self._learn_step_afresh()

@@ -49,7 +49,7 @@ __all__ = [
 #: PyMC's HMC threshold: an energy error above this marks a divergent trajectory
 MAX_ENERGY_ERROR = 1000.0
 #: a trajectory whose energy error on the surrogate itself exceeds this (in either direction) is
-#: rejected before the model is asked (issue 67: on a logistic-growth ODE every trajectory that
+#: rejected before the model is asked (on a logistic-growth ODE every trajectory that
 #: ended beyond 20 whitened units had ``|dH_f| > 10``, every accepted one ``|dH_f| <= 5.7``; an
 #: acceptance of exp(-10) is nothing lost)
 MAX_SURROGATE_ENERGY_ERROR = 10.0

@@ -67,7 +67,7 @@ LENGTHSCALE_RECHOOSE_GROWTH = 2.0
 #: the length scale may range from this fraction to this multiple of the median distance: far
 #: past it the lite gradient is a near-linear field that no longer decays outside the history,
 #: and where the cross-validated objective is flat (whitened Glass) the choice ran to the upper
-#: bound, with 0.6 times the ESS of 2 x the median (BENCHMARKS.md, issue 32)
+#: bound, with 0.6 times the ESS of 2 x the median (BENCHMARKS.md)
 LENGTHSCALE_BOUNDS = (0.5, 2.0)
 #: proposals needed before the surrogate scale is estimated, and its admissible range: never
 #: above 1, since a surrogate flatter than the target in the bulk is flatter still in the tails
@@ -484,7 +484,7 @@ class SurrogateLearner:
         asks; but its size no longer grows with them: a refit costs :math:`O(d n^3)` time and
         :math:`O(d n^2)` memory, and ``n_history=5000`` after a 300-iteration warm-up grew to
         3300 points in 3000 draws: 16 times the CPU time and 2.8 times the peak memory of
-        ``n_history=500``, for about the same ESS (BENCHMARKS.md, issue 46).
+        ``n_history=500``, for about the same ESS (BENCHMARKS.md).
 
         Parameters
         ----------
@@ -514,7 +514,7 @@ class SurrogateLearner:
         median, not least squares: a few trajectories whose surrogate change is large and
         unrelated to the target's (the finite surrogate oscillating where the history is thin)
         dominated ``sum(df * dlogp) / sum(df**2)`` and took it from 1 to 0.06 at the end of a
-        warm-up, and the acceptance after it to 0.01 (issue 48).
+        warm-up, and the acceptance after it to 0.01.
 
         Parameters
         ----------
