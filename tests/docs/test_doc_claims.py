@@ -132,22 +132,26 @@ def test_readme_other_uses_meet_the_trust_rule_without_a_warning(
     assert len([m for m in kmc.logged if "KMCStep: a Hamiltonian" in m]) == int(kmc.divergences > 0)
 
 
+def _other_uses_at(budget, label, monkeypatch, caplog, record_property):
+    """The README's "Other uses" block run at another budget, each run's messages recorded."""
+    runs = run_as_script(
+        README, OTHER_USES, monkeypatch, caplog, replace={"dict(chains=4, draws=4000)": budget}
+    )
+    record(
+        record_property,
+        f"other uses at {label}: "
+        + "; ".join(f"{run.describe()} {[m[:60] for m in run.logged]}" for run in runs),
+    )
+    return runs
+
+
 def test_readme_other_uses_at_pymcs_default_budget_are_not_trusted(
     in_tmp, monkeypatch, caplog, record_property
 ):
     """The README: at PyMC's default 2 chains x 1000 draws the warm start's bulk ESS is about 200,
     below the trust rule's 400 (PyMC's own warning there is a coin flip at r_hat ~1.01)."""
-    runs = run_as_script(
-        README,
-        OTHER_USES,
-        monkeypatch,
-        caplog,
-        replace={"dict(chains=4, draws=4000)": "dict(chains=2, draws=1000)"},
-    )
-    record(
-        record_property,
-        "other uses at 2 x 1000: "
-        + "; ".join(f"{run.describe()} {[m[:60] for m in run.logged]}" for run in runs),
+    runs = _other_uses_at(
+        "dict(chains=2, draws=1000)", "2 x 1000", monkeypatch, caplog, record_property
     )
     warm_start = runs[-1]
     assert warm_start.summary["ess_bulk"].min() < 300, warm_start.summary
@@ -163,18 +167,10 @@ def test_recording_sees_pymcs_warnings_on_a_budget_far_too_small(
     """Negative control of the no-warning test above: at 2 chains x (200 + 200) the warm start's
     bulk ESS is far below PyMC's 100 per chain, and for every run whose summary crosses one of
     PyMC's lines (r_hat 1.01, ESS 100 per chain) the recording holds PyMC's message."""
-    runs = run_as_script(
-        README,
-        OTHER_USES,
-        monkeypatch,
-        caplog,
-        replace={"dict(chains=4, draws=4000)": "dict(chains=2, draws=200, tune=200)"},
-    )
-    record(
+    runs = _other_uses_at(
+        "dict(chains=2, draws=200, tune=200)", "2 x (200 + 200)", monkeypatch, caplog,
         record_property,
-        "other uses at 2 x (200 + 200): "
-        + "; ".join(f"{run.describe()} {[m[:60] for m in run.logged]}" for run in runs),
-    )
+    )  # fmt: skip
     assert len(runs) == 4
     warm_start = runs[-1]
     assert warm_start.summary["ess_bulk"].min() < 100, warm_start.summary
