@@ -33,7 +33,7 @@ from pymc_kameleon.step_methods import (
 )
 from pymc_kameleon.step_methods.once_per_call import install_once_per_call
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "AdaptiveMetropolis",

@@ -86,7 +86,7 @@ def test_readme_quick_start_with_2000_draws_is_not_yet_trusted(
 
 
 def test_readme_quick_start_classic_warmup(in_tmp, monkeypatch, caplog, record_property):
-    """The figures the README gives for ``warmup="classic"``, per PyMC major."""
+    """The figures docs/concepts/warmup.md gives for the quick start with ``warmup="classic"``."""
     (run,) = run_as_script(
         README,
         QUICK_START,
@@ -103,7 +103,7 @@ def test_readme_quick_start_classic_warmup(in_tmp, monkeypatch, caplog, record_p
     if pm.__version__.split(".")[0] == "5":
         assert run.trusted, summary
         assert abs(summary["ess_bulk"]["x1"] - 957) < 20, summary
-    else:  # PyMC 6.4: 748 at r_hat 1.012 on one machine, 1040 at 1.002 on another (README)
+    else:  # PyMC 6.4: 748 at r_hat 1.012 on one machine, 1040 at 1.002 on another (warm-up page)
         assert 700 < summary["ess_bulk"]["x1"] < 1100, summary
         assert summary["r_hat"].max() < 1.015, summary
 
