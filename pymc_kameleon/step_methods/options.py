@@ -80,14 +80,21 @@ OPTIONS_DOC = """\
 #: with what ``"always"`` does for it)
 INDEPENDENCE_DOC = """\
     independence : {"always", "warmup", "off"}, default "always"
-        Independence moves (a Student t with 4 degrees of freedom, proposing regardless of the
-        current state), when the start-up found a mode with a positive definite curvature (Gaussian
-        or not): during warm-up a share of the moves are drawn from an equal mixture of the t at
-        that mode with its curvature's covariance and the t of the latest covariance window; the
-        share follows their acceptance rate (at most 0.5, at least 0.02). On a posterior that is
-        roughly elliptical, each accepted one is a nearly independent draw (a fifth to a half of
-        them are accepted on GP classification on Glass), which gives warm-up a history that
-        covers the posterior.
+        Independence moves: candidates from Student t's with 4 degrees of freedom, drawn
+        whatever the current state. They come with the start-up (``warmup="whitened"``; none
+        with ``start_up=False``, ``initial_history`` or ``tune=0``): they begin at once with a t
+        at each mode it found (shaped by the curvature there), joined by the t of the latest
+        covariance window once one has closed; without a mode they begin when the warm-up's
+        first covariance window closes, with that window's t. During warm-up their share of the
+        moves (for ``KMCStep``, of its exploration moves) follows their acceptance rate: at
+        least 0.02, at most 0.8 for ``KameleonStep`` and ``AdaptiveMetropolis`` (above 0.5 only
+        where the t is accepted 40 % of the time or more) and at most 0.5 for ``KMCStep``. A
+        move whose candidate or current state lies more than 20 whitened units (in some
+        coordinate) from every t's centre is rejected unevaluated. Kept after warm-up
+        (``"always"``), each t is mixed with a copy 3 times as wide (a defensive mixture), at
+        weight 0.1 for ``KameleonStep`` and ``AdaptiveMetropolis``; ``KMCStep`` sets the weight
+        per chain at the end of warm-up, from 0.2 up to 0.5 where its t covers the warm-up's
+        states poorly (the ``defensive_weight`` stat).
 """
 
 #: what a step's ``warning`` stat holds, for the Notes of its docstring
@@ -117,8 +124,8 @@ def parse_options(
 ) -> dict[str, Any]:
     """``options`` with the defaults filled in; a name that is not an option is refused.
 
-    ``pool_warmup=True`` names the pooled class to use instead (``pool_warmup=False`` is the
-    default and is accepted).
+    ``pool_warmup=True`` names the pooled class to use instead (``pool_warmup=False`` is accepted
+    on an unpooled step); a pooled class refuses ``pool_warmup`` altogether.
 
     Parameters
     ----------
@@ -138,18 +145,11 @@ def parse_options(
     TypeError
         For an unknown keyword, with Python's own message.
     ArgumentTypeError
-        For ``pool_warmup=True``.
+        For ``pool_warmup=True``, or any ``pool_warmup`` on a pooled class.
     """
     options = dict(options)
-    pool = options.pop("pool_warmup", False)
-    if pool is not False:
-        pooled = step_name if step_name.startswith("Pooled") else f"Pooled{step_name}"
-        raise ArgumentTypeError(
-            f"{step_name}(pool_warmup=...): the warm-up pooled across chains is a class of its "
-            f"own: use {pooled}(...) (from pymc_kameleon) with the other arguments unchanged. "
-            "pm.sample runs PyMC's population sampler, which pooling needs, only for steps of "
-            "such a class."
-        )
+    if "pool_warmup" in options:
+        _refuse_pool_warmup(step_name, options.pop("pool_warmup"))
     for name in options:
         if name not in OPTION_DEFAULTS:
             close = get_close_matches(name, [*own, *OPTION_DEFAULTS], n=1)
@@ -158,6 +158,26 @@ def parse_options(
                 f"{step_name}.__init__() got an unexpected keyword argument '{name}'{hint}"
             )
     return {**OPTION_DEFAULTS, **options}
+
+
+def _refuse_pool_warmup(step_name: str, pool: Any) -> None:
+    """``pool_warmup`` is gone: pooling is a class of its own. ``False`` on an unpooled step is
+    what it always was, and is accepted; anything that would contradict the class is refused."""
+    pooled_class = step_name.startswith("Pooled")
+    if pool is False and not pooled_class:
+        return
+    if pooled_class:
+        unpooled = step_name.removeprefix("Pooled")
+        raise ArgumentTypeError(
+            f"{step_name}(pool_warmup=...): {step_name} always pools its warm-up across chains; "
+            f"drop the argument, or use {unpooled}(...) for a warm-up of each chain's own."
+        )
+    raise ArgumentTypeError(
+        f"{step_name}(pool_warmup=...): the warm-up pooled across chains is a class of its "
+        f"own: use Pooled{step_name}(...) (from pymc_kameleon) with the other arguments "
+        "unchanged. pm.sample runs PyMC's population sampler, which pooling needs, only for "
+        "steps of such a class."
+    )
 
 
 def _expanded_signature(init) -> inspect.Signature:

@@ -83,6 +83,13 @@ def test_kmcstep_does_not_pool_and_names_its_pooled_class():
             KMCStep(pool_warmup=value)
 
 
+@pytest.mark.parametrize("value", [True, False])
+def test_a_pooled_class_refuses_pool_warmup_and_names_the_unpooled_one(value):
+    """``PooledKMCStep(pool_warmup=False)`` would pool anyway: refused, not silently ignored."""
+    with mv_model(), pytest.raises(ArgumentTypeError, match=r"always pools.*use KMCStep\(\.\.\.\)"):
+        PooledKMCStep(pool_warmup=value)
+
+
 def test_kmcstep_alone_learns_only_from_its_own_chain():
     rng = np.random.default_rng(0)
     with mv_model() as model:
