@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
+from concurrent.futures import CancelledError
 from typing import Any
 
 import cloudpickle
@@ -30,7 +31,8 @@ __all__ = ["CHUNKS_PER_WORKER", "PointEvaluator", "pool_size"]
 #: chunks per worker and call: one keeps the per-task overhead lowest, and the workers of a
 #: local pool finish together when the points cost about the same
 CHUNKS_PER_WORKER = 1
-#: tries of the broadcast of the function's bytes to the Dask workers (a worker may die meanwhile)
+#: tries of the broadcast of the function's bytes to the Dask workers, and of a call whose bytes
+#: were lost with a worker (a worker may die meanwhile)
 BROADCAST_ATTEMPTS = 3
 #: functions unpickled in this (worker) process, by the digest of their bytes
 _UNPICKLED: dict[str, Callable] = {}
@@ -152,16 +154,31 @@ class PointEvaluator:
         return np.concatenate(parts, axis=0)
 
     def _dask_map(self, chunks: list[np.ndarray]) -> list[np.ndarray]:
+        """The chunks evaluated on the Dask workers, the function's bytes sent once.
+
+        The workers keep those bytes only while one of them lives: a killed or restarted worker
+        that held the last copy takes them along, and the scheduler cancels every task that
+        needs them (``FutureCancelledError``, "lost dependencies"). Such a call broadcasts the
+        bytes again and is tried again, up to ``BROADCAST_ATTEMPTS`` times, as Dask retries a
+        task whose worker died; an exception raised by the function itself is not retried.
+        """
         client = self.pool
-        if self._scattered is None:
-            self._scattered = self._broadcast_payload(client)
-        tasks = [(self._digest, self._scattered, chunk) for chunk in chunks]
-        futures = client.map(_evaluate_chunk, tasks, pure=False)
-        try:
-            return client.gather(futures)
-        except BaseException:
-            client.cancel(futures)  # Ctrl-C or a failure: leave the cluster idle, usable
-            raise
+        for attempt in range(BROADCAST_ATTEMPTS):
+            if self._scattered is None or self._scattered.status != "finished":
+                self._scattered = self._broadcast_payload(client)
+            tasks = [(self._digest, self._scattered, chunk) for chunk in chunks]
+            futures = client.map(_evaluate_chunk, tasks, pure=False)
+            try:
+                return client.gather(futures)
+            except CancelledError:
+                client.cancel(futures)
+                self._scattered = None  # (lost with a worker: send the bytes again)
+                if attempt == BROADCAST_ATTEMPTS - 1:
+                    raise
+            except BaseException:
+                client.cancel(futures)  # Ctrl-C or a failure: leave the cluster idle, usable
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _broadcast_payload(self, client: Any) -> Any:
         """The function's bytes sent once to every worker, where they stay in memory.

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing.pool import ThreadPool
 
@@ -93,3 +95,36 @@ def test_an_evaluator_with_a_pool_does_not_travel():
         with pytest.raises(TypeError, match="cores=1"):
             pickle.dumps(evaluator)
     assert pickle.loads(pickle.dumps(PointEvaluator(two_values))).pool is None
+
+
+def slow_two_values(x: np.ndarray) -> tuple[float, float]:
+    time.sleep(0.25)
+    return two_values(x)
+
+
+def test_dask_workers_that_lost_the_function_get_it_again():
+    """The function's bytes live on the Dask workers: a restart (between calls) or killing every
+    worker (during a call) loses them, and the call sends them again rather than failing."""
+    from distributed import Client, LocalCluster
+
+    xs = points(8)
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        evaluator = PointEvaluator(slow_two_values, client)
+        assert np.array_equal(evaluator(xs), serial(xs))
+        client.restart()
+        assert np.array_equal(evaluator(xs), serial(xs)), "lost between calls"
+        pids = list(client.run(os.getpid).values())
+        killer = threading.Timer(0.4, lambda: [os.kill(pid, 9) for pid in pids])
+        killer.start()
+        try:
+            during = evaluator(xs)  # four points per worker: 1 s, killed at 0.4 s
+        finally:
+            killer.cancel()
+        assert np.array_equal(during, serial(xs)), "lost during a call"
+        client.wait_for_workers(2, timeout=60)
+        assert not set(pids) & set(client.run(os.getpid).values()), "no worker was killed"
