@@ -35,6 +35,9 @@
   :func:`ess_array`, :func:`mcse_array` and :func:`rhat_array` compute the diagnostics of an
   array the same way on both (the tail at 5 % and 95 %), so a result gives the same answer as
   its raw draws.
+- ArviZ 0.x has ``az.psislw(log_weights)``; ArviZ 1 has ``arviz_stats.base.array_stats.psislw``,
+  which negates its input first (it takes minus the log ratios, as PSIS-LOO's log-likelihoods):
+  both return smoothed log weights and the Pareto k-hat (:func:`pareto_khat_of_log_weights`).
 - PyMC 6's ``Slice`` gives its stepping out a budget of ``max_steps`` (default 100) steps per
   coordinate, split at random between the two ends; an end that uses its budget up skips its
   last log-density evaluation, which the ``nstep_out`` stat does not record. PyMC 5 has no
@@ -122,6 +125,7 @@ __all__ = [
     "make_shared_replacements",
     "mcse_array",
     "modelcontext",
+    "pareto_khat_of_log_weights",
     "posterior_dataset",
     "random_draw",
     "register_step_method",
@@ -586,3 +590,25 @@ def rhat_array(x: Any, method: str = "rank") -> float | np.ndarray:
     """
     module = _diagnostic_module()
     return _per_scalar(lambda a: module.rhat(a, method=method), x)
+
+
+def pareto_khat_of_log_weights(log_weights: Any) -> float:
+    """ArviZ's PSIS Pareto k-hat of importance log weights (below 0.5: reliable estimates).
+
+    Parameters
+    ----------
+    log_weights : array_like, shape (n,)
+        Finite log weights, any additive constant.
+
+    Returns
+    -------
+    float
+    """
+    log_weights = np.array(log_weights, dtype=float)  # a copy: ArviZ 0.x smooths in place
+    if ARVIZ_MAJOR >= 1:
+        from arviz_stats.base import array_stats
+
+        return float(array_stats.psislw(-log_weights)[1])  # it negates its input
+    import arviz
+
+    return float(np.asarray(arviz.psislw(log_weights)[1]))

@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 if every run succeeded, 1 otherwise.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("real", "real-references", "real-report"):
+    if argv and argv[0] in ("real", "real-references", "real-references-is", "real-report"):
         from pymc_kameleon.bench.real.cli import main as real_main
 
         return real_main(argv)

@@ -3,6 +3,7 @@
 Usage::
 
     python -m pymc_kameleon.bench real-references [--models NAME ...]
+    python -m pymc_kameleon.bench real-references-is --models NAME ... [--draws N] [--save]
     python -m pymc_kameleon.bench real [--models ...] [--samplers ...] [--size full|ci]
                                        [--jobs N] [--out DIR]
     python -m pymc_kameleon.bench real-report DIR
@@ -16,6 +17,8 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from pymc_kameleon.bench.real.models import REAL_MODELS
 
@@ -63,6 +66,63 @@ def references_main(argv: Sequence[str]) -> int:
     return status
 
 
+def _comparison_lines(old, new) -> list[str]:
+    """Per scalar: the shipped reference's mean and sd against the new one's, in combined MCSEs."""
+    lines = []
+    for j, label in enumerate(old.labels):
+        o, n = old.summary, new.summary
+        z_mean = (o["mean"][j] - n["mean"][j]) / np.hypot(o["mcse_mean"][j], n["mcse_mean"][j])
+        z_sd = (o["sd"][j] - n["sd"][j]) / np.hypot(o["mcse_sd"][j], n["mcse_sd"][j])
+        lines.append(
+            f"  {label}: mean {o['mean'][j]:.5g} vs {n['mean'][j]:.5g} (z {z_mean:+.1f}), "
+            f"sd {o['sd'][j]:.5g} vs {n['sd'][j]:.5g} (ratio {o['sd'][j] / n['sd'][j]:.3f}, "
+            f"z {z_sd:+.1f})"
+        )
+    return lines
+
+
+def importance_main(argv: Sequence[str]) -> int:
+    """Importance-sampling references, beside the shipped ones (``real-references-is``).
+
+    Parameters
+    ----------
+    argv : sequence of str
+
+    Returns
+    -------
+    int
+        0 if every Pareto k-hat is below 0.5 (reliable), 1 otherwise (nothing saved for it).
+    """
+    from pymc_kameleon.bench.real.importance import ImportanceSettings, importance_reference
+    from pymc_kameleon.bench.real.reference import load_reference, save_reference
+
+    parser = argparse.ArgumentParser(prog="python -m pymc_kameleon.bench real-references-is")
+    parser.add_argument("--models", nargs="+", choices=list(REAL_MODELS), required=True)
+    parser.add_argument("--draws", type=int, default=ImportanceSettings.n_draws)
+    parser.add_argument("--seed", type=int, default=ImportanceSettings.seed)
+    parser.add_argument("--save", action="store_true", help="replace the shipped reference")
+    args = parser.parse_args(argv)
+    settings = ImportanceSettings(n_draws=args.draws, seed=args.seed)
+    start, status = time.perf_counter(), 0
+    for name in args.models:
+        shipped = load_reference(name)
+        new, diag = importance_reference(name, shipped, settings)
+        reliable = diag["pareto_k"] < 0.5
+        status |= not reliable
+        _log(
+            start,
+            f"{name}: {diag['seconds']:.0f} s, importance ESS {diag['ess']:.0f} of "
+            f"{settings.n_draws}, Pareto k {diag['pareto_k']:.2f}"
+            f"{'' if reliable else '  <-- unreliable, not saved'}",
+        )
+        print(f"{name}: shipped vs importance sampling")
+        print("\n".join(_comparison_lines(shipped, new)))
+        if args.save and reliable:
+            new.meta["replaced"] = shipped.meta.get("replaced", shipped.meta)  # the NUTS run's
+            save_reference(new)
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch ``real``, ``real-references`` and ``real-report``.
 
@@ -77,12 +137,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         Exit status.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in ("real", "real-references", "real-report"):
+    if not argv or argv[0] not in ("real", "real-references", "real-references-is", "real-report"):
         print(__doc__, file=sys.stderr)
         return 2
     command, rest = argv[0], argv[1:]
     if command == "real-references":
         return references_main(rest)
+    if command == "real-references-is":
+        return importance_main(rest)
     from pymc_kameleon.bench.real.suite import report_main, suite_main
 
     full = shlex.join(["python", "-m", "pymc_kameleon.bench", *argv])
