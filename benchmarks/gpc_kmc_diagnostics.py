@@ -1,6 +1,6 @@
 """One KMCStep chain on GPC-Glass with its adaptation diagnostics (step size, length scale, beta).
 
-The runs behind the "KMC's step size collapses" paragraph of BENCHMARKS.md::
+The runs behind the "KMC's step size collapses" paragraph of benchmarks/notes/lab-notes.md::
 
     python benchmarks/gpc_kmc_diagnostics.py "dict(n_history=1000)"
     python benchmarks/gpc_kmc_diagnostics.py "dict(n_history=1000, adaptation='vanishing')"

@@ -19,9 +19,9 @@ start bends as much and converges at a budget a demo can afford: at 4 x (4000 + 
 KameleonStep's default run met the rule at seeds 1, 2, 3 and the default 2014 (R-hat
 1.003-1.010, bulk ESS 665-1254), with 2.3-6.1 times the ESS per log-density evaluation of
 ``pm.Metropolis``. Per second of wall time it had 0.7-1.9 times Metropolis's ESS: Metropolis is
-cheaper per iteration and won on ESS per second at seeds 2 and 3 (BENCHMARKS.md, "The demo").
-At 4 x (4000 + 12 000) KameleonStep fell short of the rule at seeds 1, 2 and 3 (bulk ESS
-210-351).
+cheaper per iteration and won on ESS per second at seeds 2 and 3 (benchmarks/notes/lab-notes.md,
+"The demo"). At 4 x (4000 + 12 000) KameleonStep fell short of the rule at seeds 1, 2 and 3 (bulk
+ESS 210-351).
 
 Both samplers get the same number of iterations; PyMC's ``Metropolis`` updates the vector one
 coordinate at a time, so it spends d = 2 log-density evaluations per iteration, which the

@@ -1,7 +1,7 @@
 """The demo (README command 1) runs, keeps its options, and announces a duration within budget.
 
-The full-budget run is measured by hand (BENCHMARKS.md, "The demo"); here it runs at a tiny
-budget on one core.
+The full-budget run is measured by hand (benchmarks/notes/lab-notes.md, "The demo"); here it runs at
+a tiny budget on one core.
 """
 
 from __future__ import annotations

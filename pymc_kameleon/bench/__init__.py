@@ -1,7 +1,8 @@
 """Benchmark suite: this package's steps side by side with PyMC's samplers, scored exactly.
 
 Run it with ``python -m pymc_kameleon.bench quick`` (a smoke run of every experiment, a few
-minutes on 2 cores) or ``python -m pymc_kameleon.bench full`` (the record in ``BENCHMARKS.md``).
+minutes on 2 cores) or ``python -m pymc_kameleon.bench full`` (the record in
+``benchmarks/notes/lab-notes.md``).
 Modules: :mod:`.problems` (targets and their exact answers), :mod:`.dimension` (targets of any
 dimension), :mod:`.registry` (a problem by name), :mod:`.samplers` (the samplers and how their
 evaluations are counted), :mod:`.metrics`, :mod:`.runner` (tasks, JSON-lines results),

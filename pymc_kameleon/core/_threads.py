@@ -4,7 +4,7 @@ The matrices of every step here are small (d x d with d up to a few hundred, n x
 n about 1000). Several BLAS threads gain little on them, and OpenBLAS threads that spin-wait for
 each other lose a lot when the cores are busy: with ``pm.sample(cores=2)`` on 2 cores, two chain
 processes each running OpenBLAS with 2 threads made KameleonStep at d = 50 about 20-40 times
-slower than one chain per core (BENCHMARKS.md, "Parallel chains and BLAS threads").
+slower than one chain per core (benchmarks/notes/lab-notes.md, "Parallel chains and BLAS threads").
 
 PyMC limits BLAS threads in its worker processes only for the ``spawn`` and ``forkserver``
 start methods; with ``fork`` (the Linux default) it leaves them alone since PyMC 5.2x
@@ -27,10 +27,11 @@ builds). Two mechanisms, both through ``threadpoolctl``:
 * the same block around each iteration of a step in the user's own process
   (``pm.sample(cores=1)``, PyMC's default on two cores, and population sampling). At d = 50
   KameleonStep's d x d gradient scatter under two contending OpenBLAS threads took 62 ms per
-  call instead of about 1 ms, a 40-56 s run instead of 1 s (BENCHMARKS.md, "Sequential chains
-  and BLAS threads"). It costs about a microsecond per iteration: it reads and sets the thread
-  counts of the BLAS libraries found at its first use, and puts back the user's counts when the
-  block ends, so that the user's own NumPy work between ``pm.sample`` calls keeps its threads.
+  call instead of about 1 ms, a 40-56 s run instead of 1 s (benchmarks/notes/lab-notes.md,
+  "Sequential chains and BLAS threads"). It costs about a microsecond per iteration: it reads and
+  sets the thread counts of the BLAS libraries found at its first use, and puts back the user's
+  counts when the block ends, so that the user's own NumPy work between ``pm.sample`` calls keeps
+  its threads.
 """
 
 from __future__ import annotations

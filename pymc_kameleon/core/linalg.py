@@ -26,8 +26,8 @@ __all__ = [
 
 LOG_2PI = math.log(2.0 * math.pi)
 # From this dimension on, LAPACK's factorisation beats the compiled single pass (39 against 95 us
-# at d = 100 on the 2-core test machine, BENCHMARKS.md); below it, the call overhead loses (4.5
-# against 1 us at d = 10).
+# at d = 100 on the 2-core test machine, benchmarks/notes/lab-notes.md); below it, the call overhead
+# loses (4.5 against 1 us at d = 10).
 LAPACK_MIN_DIM = 40
 
 

@@ -239,11 +239,11 @@ def minimum_start_up_budget(dim: int) -> int:
 def default_start_up_budget(warmup_length: int) -> int:
     """Evaluations the start-up may spend at most by default: half of the warm-up's.
 
-    Measured on the real-model suite (BENCHMARKS.md, "The start-up"), one climb spends 4-9 % of
-    a 3000-iteration warm-up on most models and 26 % on longley's ridge, which a quarter cuts
-    off at the margin; the second climb, from a prior draw, costs as much again and more from
-    a far start (lynx-hare-ode: 940 evaluations from PyMC's initial point, 390-970 from prior
-    draws), and a third of the warm-up left it no room. The start-up stops after two climbs
+    Measured on the real-model suite (benchmarks/notes/lab-notes.md, "The start-up"), one climb
+    spends 4-9 % of a 3000-iteration warm-up on most models and 26 % on longley's ridge, which a
+    quarter cuts off at the margin; the second climb, from a prior draw, costs as much again and
+    more from a far start (lynx-hare-ode: 940 evaluations from PyMC's initial point, 390-970 from
+    prior draws), and a third of the warm-up left it no room. The start-up stops after two climbs
     that agree, so on a single-mode posterior the cap is rarely reached.
 
     Parameters

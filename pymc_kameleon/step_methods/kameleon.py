@@ -43,7 +43,7 @@ GAUSSIAN_GLOBAL_WEIGHT = 0.8
 #: weight share above which the kernel move is out of use: between d = 10 (0.87-0.88) and
 #: d = 20 (0.93) on whitened Gaussians and bananas, where the kernel term is a global covariance
 #: up to noise; the 8-D banana B(0.1, 100), where the kernel move beats a global one, stays
-#: below it (``benchmarks/kernel_locality.py``; BENCHMARKS.md)
+#: below it (``benchmarks/kernel_locality.py``; benchmarks/notes/lab-notes.md)
 LOCALITY_THRESHOLD = 0.9
 KERNEL_MOVES = ("full", "pca")
 #: subsample sizes by default: the PCA move eigendecomposes an n x n matrix every 50 warm-up
@@ -182,7 +182,7 @@ class KameleonStep(AdaptiveMHStep):
         kernel move earns its cost on a curved posterior, but shrinks toward
         :math:`\gamma^2 I` in a long tail its history has not covered (on a heavy-tailed PK
         posterior 0.2 left chains stuck there: ESS 101 and R-hat 1.06 at one seed of four, where
-        0.5 passed all four; 0.4 had not cost ESS on the bananas; BENCHMARKS.md).
+        0.5 passed all four; 0.4 had not cost ESS on the bananas; benchmarks/notes/lab-notes.md).
     <shared options>
     <independence moves>
         ``"always"`` keeps them after warm-up with the share and the t's fixed there (an exact

@@ -124,7 +124,8 @@ class KMCStep(AdaptiveMHStep):
         on the 8-D bananas (a median of 1021 against 265 on B(0.03, 100)), but on a real model
         (an ARMA(1, 1) posterior) it gave a converged-looking answer without the lower tail of
         one parameter (sd 0.77 of the reference's at R-hat 1.003) where the lite one passed
-        (BENCHMARKS.md, "Curved posteriors at the defaults"): the lite one stays the default.
+        (benchmarks/notes/lab-notes.md, "Curved posteriors at the defaults"): the lite one stays the
+        default.
     n_history : int, default 500
         Lite: size :math:`n` of the history subsample the surrogate is built on (drawn with
         replacement). Above 500 it is at most the number of states stored so far during
@@ -213,7 +214,7 @@ class KMCStep(AdaptiveMHStep):
         has been; without these moves the chain and its refits can settle together on the part
         of the posterior the warm-up reached, every chain agreeing on a posterior without its
         far tail (on a heavy-tailed PK posterior, the sd of the tail parameters was 0.75 of the
-        reference at R-hat 1.004; BENCHMARKS.md, "Heavy tails"). A share of moves of
+        reference at R-hat 1.004; benchmarks/notes/lab-notes.md, "Heavy tails"). A share of moves of
         a kernel that does not adapt keeps every adapted kernel mixed with one fixed, ergodic
         kernel (the safeguard of Roberts and Rosenthal's adaptive Metropolis) and brings the
         refits states from beyond the history. Defaults to 0.1 when the adaptation goes on
@@ -245,8 +246,8 @@ class KMCStep(AdaptiveMHStep):
     <independence moves>
         ``"always"`` (the default) keeps them after warm-up with the share
         fixed there, alongside the trajectories (GP classification on Glass, median of three
-        seeds: min ESS 346 with them kept, 214 in warm-up only; BENCHMARKS.md); ``"warmup"``
-        uses them in warm-up only; ``"off"`` never.
+        seeds: min ESS 346 with them kept, 214 in warm-up only; benchmarks/notes/lab-notes.md);
+        ``"warmup"`` uses them in warm-up only; ``"off"`` never.
         See :doc:`/concepts/warmup`.
     coordinates : {"global", "local"}, default "global"
         Where the surrogate, its length scale, the mass and the step size live, with
@@ -255,8 +256,8 @@ class KMCStep(AdaptiveMHStep):
         curved posterior's thin direction as wide as the others; pooled, they took the 8-D
         banana's min ESS to 202–389 (plain) and 29–75 (under an affine map) where "global" had
         68 and 5 unpooled, but on a black-box ODE model (flu-sir) their finite-difference scores
-        left the chains apart (R-hat 2.5) where "global" passes (BENCHMARKS.md, "Curved
-        posteriors at the defaults"): not the default. Every
+        left the chains apart (R-hat 2.5) where "global" passes (benchmarks/notes/lab-notes.md,
+        "Curved posteriors at the defaults"): not the default. Every
         ``4 d``-th warm-up iteration takes a forward-difference score at the chain's state
         (``d`` evaluations, counted in ``logp_evals``); at each new whitening map the Fisher
         information of the later half of the scores, ``E[s s^T]``, gives the map

@@ -18,7 +18,7 @@ __all__ = ["LARGE_BASIS", "basis_size_warning", "warmup_state_bound"]
 
 #: a basis above this is warned about when refits follow warm-up: one refit took 0.9 s (d = 2)
 #: to 2.1 s (d = 10) of CPU time at 2000 points, 27-39 times one at the default's 500, and 9 s
-#: and 1.1 GB at 5000 (d = 2); BENCHMARKS.md
+#: and 1.1 GB at 5000 (d = 2); benchmarks/notes/lab-notes.md
 LARGE_BASIS = 2000
 
 

@@ -73,7 +73,7 @@ class PooledKMCStep(PooledWarmup, KMCStep, PopulationArrayStepShared):
     from starts spread over the posterior (see :mod:`~pymc_kameleon.step_methods.pooling` for
     what PyMC's population sampler costs). On the 8-D bananas, 4 x (4000 + 4000), pooling took
     the min ESS of B(0.03, 100) from 173 to 271 and of B(0.1, 100) from 18 to 168, at 2.5 times
-    the wall time on 2 cores (BENCHMARKS.md).
+    the wall time on 2 cores (benchmarks/notes/lab-notes.md).
 
     Parameters
     ----------

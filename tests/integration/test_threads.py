@@ -2,9 +2,9 @@
 
 With ``pm.sample(cores > 1)`` and the ``fork`` start method PyMC does not limit BLAS threads in
 its workers; two chain processes each running OpenBLAS with several spinning threads on shared
-cores made KameleonStep 18-42 times slower (BENCHMARKS.md). Every step limits fork-safe BLAS
-(OpenBLAS with pthreads) to one thread at the start of a chain in a forked worker. With
-``cores=1`` (PyMC's default on two cores) the chains run in the user's process: there each
+cores made KameleonStep 18-42 times slower (benchmarks/notes/lab-notes.md). Every step limits
+fork-safe BLAS (OpenBLAS with pthreads) to one thread at the start of a chain in a forked worker.
+With ``cores=1`` (PyMC's default on two cores) the chains run in the user's process: there each
 iteration runs with one BLAS thread and puts the user's thread counts back when it ends.
 """
 

@@ -15,9 +15,9 @@ few visits set it). Each run must
   included) at least :data:`ESS_SHARE` of NUTS's, counting each NUTS leapfrog step and the
   initial point of each iteration as one evaluation, although each also computes the gradient
   (measured 0.79-7.0 times NUTS's). Per iteration our steps give 0.28-2.5 times NUTS's ESS
-  (BENCHMARKS.md, "A discrete variable beside our steps"): NUTS spends 2.1-2.7 leapfrog steps
-  per iteration here and draws the continuous variables almost afresh given the discrete one,
-  where a one-evaluation step moves them by a fraction of their spread;
+  (benchmarks/notes/lab-notes.md, "A discrete variable beside our steps"): NUTS spends 2.1-2.7
+  leapfrog steps per iteration here and draws the continuous variables almost afresh given the
+  discrete one, where a one-evaluation step moves them by a fraction of their spread;
 - have its posterior mean within :data:`Z_TOL` Monte Carlo standard errors of the exact mean.
 
 The MCSE is the spread of the 16 chains' means over 4 (independent replicates), or ArviZ's if

@@ -25,8 +25,8 @@ densities fall as ``r^-(df + d)``, the wide copy raises the proposal's density b
 ``pi / q`` there that much lower; near the centre, where the draws that are accepted come from,
 it takes only the weight's share of the moves away from the t. An even mixture had kept the
 heavy tails right at the cost of a third to a half of the effective sample size of every
-ordinary posterior (BENCHMARKS.md, "The defensive tail at its cheapest"), so KMCStep keeps it
-for chains whose t falls short of their warm-up's states. The weight is set at the end of
+ordinary posterior (benchmarks/notes/lab-notes.md, "The defensive tail at its cheapest"), so KMCStep
+keeps it for chains whose t falls short of their warm-up's states. The weight is set at the end of
 warm-up from warm-up states alone and the scale is a constant, so after warm-up neither depends
 on the chain's state or kept draws: the kept moves are one Metropolis-Hastings kernel whose
 proposal density, the mixture's, is the one in its ratio: exact. During warm-up the t's stay
@@ -77,7 +77,7 @@ MAX_INDEPENDENCE_WEIGHT = 0.8
 #: accepted about 30 % of the time can fit the bulk and miss a funnel's neck (the non-centred
 #: eight schools: its chains mixed worse with 0.8 there). At 0.5 a t accepted 65 % of
 #: the time on a 3-D ODE gave KameleonStep a min ESS of 637-683 at PyMC's default budget, with
-#: this rise 970-1187 (BENCHMARKS.md, "Independence moves where the t fits").
+#: this rise 970-1187 (benchmarks/notes/lab-notes.md, "Independence moves where the t fits").
 RISE_START_ACCEPTANCE = 0.4
 #: the acceptance rate from which the share is the largest
 TOP_WEIGHT_ACCEPTANCE = 0.6

@@ -99,13 +99,13 @@ SURROGATE_STATS = {
 #: fitted where the warm-up's history has been and rarely leave it, so beyond it mostly the
 #: wide copies propose: at 0.1 a saturable PK model's tail sd fell to 0.81 of the reference at
 #: one seed of four, and on a banana in a user's affine parameterisation 8 of 24 seeds missed
-#: the arms' tips at a fixed 0.2 (none at 0.5 or as measured; BENCHMARKS.md, "KMCStep's wide
-#: copies on a curved posterior")
+#: the arms' tips at a fixed 0.2 (none at 0.5 or as measured; benchmarks/notes/lab-notes.md,
+#: "KMCStep's wide copies on a curved posterior")
 KMC_DEFENSIVE_WEIGHT = 0.2
 #: the largest share of independence moves, the base one: a KMC trajectory on an elliptical
 #: posterior yields about what an independence draw accepted 60 % of the time does, and with the
 #: random walks' 0.8 KMCStep's min ESS fell by 5-21 % on five of the real-model suite's
-#: posteriors (BENCHMARKS.md, "Independence moves where the t fits")
+#: posteriors (benchmarks/notes/lab-notes.md, "Independence moves where the t fits")
 KMC_MAX_INDEPENDENCE_WEIGHT = BASE_INDEPENDENCE_WEIGHT
 WHITENED_WARMUP_STATS = {"warmup_stage": (np.int64, []), "n_windows": (np.int64, [])}
 

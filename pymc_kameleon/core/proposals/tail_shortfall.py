@@ -13,8 +13,8 @@ too rarely for the MCSEs to notice. :func:`defensive_weight_for` then raises the
 t's wide copies (:mod:`~pymc_kameleon.core.proposals.independence`) from the step's base weight
 towards an even mixture. KMCStep uses it (its trajectories rarely leave the warm-up's history,
 so beyond it mostly the wide copies propose); the random walks keep their base weight (raised
-this way, AdaptiveMetropolis lost a heavy-tailed model at one of two seeds; BENCHMARKS.md,
-"KMCStep's wide copies on a curved posterior").
+this way, AdaptiveMetropolis lost a heavy-tailed model at one of two seeds;
+benchmarks/notes/lab-notes.md, "KMCStep's wide copies on a curved posterior").
 
 The shortfall is measured once, at the end of warm-up, from warm-up states only; the weight is
 then fixed for the rest of the run and depends on neither the current state nor the kept

@@ -401,8 +401,8 @@ class WhitenedProposal(Proposal):
         the posterior if a window's estimate is poor). Without modes (a start-up that stopped
         at a saddle, or ran out of budget) the moves begin at the first window's end, about its
         moments, and follow each window's: the random walk alone leaves a 10-D warm-up of a
-        thousand iterations a history too short to learn from (BENCHMARKS.md, "Independence
-        moves without a mode").
+        thousand iterations a history too short to learn from (benchmarks/notes/lab-notes.md,
+        "Independence moves without a mode").
 
         Parameters
         ----------

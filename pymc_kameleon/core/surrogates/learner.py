@@ -67,13 +67,13 @@ LENGTHSCALE_RECHOOSE_GROWTH = 2.0
 #: the length scale may range from this fraction to this multiple of the median distance: far
 #: past it the lite gradient is a near-linear field that no longer decays outside the history,
 #: and where the cross-validated objective is flat (whitened Glass) the choice ran to the upper
-#: bound, with 0.6 times the ESS of 2 x the median (BENCHMARKS.md)
+#: bound, with 0.6 times the ESS of 2 x the median (benchmarks/notes/lab-notes.md)
 LENGTHSCALE_BOUNDS = (0.5, 2.0)
 #: proposals needed before the surrogate scale is estimated, and its admissible range: never
 #: above 1, since a surrogate flatter than the target in the bulk is flatter still in the tails
 #: (its gradient vanishes away from the history), and scaling it up confines the trajectories to
 #: the bulk (5-D Gaussian, finite: beta 2.2 gave a chi-square ESS of 26 in 20000 draws, capped
-#: at 1 it gave 2660; BENCHMARKS.md, "Statistical tests: seed sweep")
+#: at 1 it gave 2660; benchmarks/notes/lab-notes.md, "Statistical tests: seed sweep")
 CALIBRATION_MIN_COUNT = 20
 #: the surrogate scale is the median over at most this many latest trajectories (bounded cost
 #: per warm-up iteration, and an online fit's scale follows the fit as it learns)
@@ -484,7 +484,7 @@ class SurrogateLearner:
         asks; but its size no longer grows with them: a refit costs :math:`O(d n^3)` time and
         :math:`O(d n^2)` memory, and ``n_history=5000`` after a 300-iteration warm-up grew to
         3300 points in 3000 draws: 16 times the CPU time and 2.8 times the peak memory of
-        ``n_history=500``, for about the same ESS (BENCHMARKS.md).
+        ``n_history=500``, for about the same ESS (benchmarks/notes/lab-notes.md).
 
         Parameters
         ----------

@@ -80,7 +80,7 @@ __all__ = [
 #: basis points drawn with repetition even from a smaller history (KMCStep's default
 #: ``n_history``). Capping the default fits at the stored states too (200 distinct points at
 #: the first refit instead of 500 draws) cut KMCStep's ESS on the real suite's anes-logit at 3 of
-#: 3 seeds (BENCHMARKS.md, "KMCStep's divergences and its step-size tuning").
+#: 3 seeds (benchmarks/notes/lab-notes.md, "KMCStep's divergences and its step-size tuning").
 REPEATED_BASIS_LIMIT = 500
 
 _MAX_JITTER_TRIES = 8
