@@ -40,6 +40,18 @@ def set_constant(spec: str) -> None:
     setattr(importlib.import_module(module), name, json.loads(value))
 
 
+def kept_defensive_weights(idata) -> list[float] | None:
+    """Each chain's wide-copy weight over its kept draws (None where the step has no such stat)."""
+    from pymc_kameleon import _compat
+
+    if "sample_stats" not in _compat.result_groups(idata):
+        return None
+    stats = _compat.posterior_dataset(idata, "sample_stats")
+    if "defensive_weight" not in stats:
+        return None
+    return np.nanmax(np.asarray(stats["defensive_weight"].values), axis=1).tolist()
+
+
 def run(args) -> None:
     sys.path.insert(0, str(ROOT / "tests" / "statistical"))
     import stat_cases
@@ -54,11 +66,13 @@ def run(args) -> None:
     with open(args.out, "a") as out:
         for offset in range(args.first, args.first + args.seeds):
             start = time.perf_counter()
-            z = stat_cases.zscores(case, stat_cases.sample(case, case.seed + offset))
+            idata = stat_cases.sample(case, case.seed + offset)
+            z = stat_cases.zscores(case, idata)
             seconds = round(time.perf_counter() - start, 1)
             record = {"case": args.case, "step": args.step, "set": args.set, "offset": offset,
                       "labels": list(z.labels), "z": z.values.tolist(), "ess": z.ess.tolist(),
-                      "max_abs": z.max_abs, "seconds": seconds}  # fmt: skip
+                      "max_abs": z.max_abs, "seconds": seconds,
+                      "defensive_weight": kept_defensive_weights(idata)}  # fmt: skip
             out.write(json.dumps(record) + "\n")
             out.flush()
             print(f"offset {offset:3d}  max|z| {z.max_abs:6.2f}", flush=True)
