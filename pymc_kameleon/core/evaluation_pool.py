@@ -11,7 +11,8 @@ the results come back in the points' order, so the values do not depend on the p
 The function (for a model: its compiled log-prior and log-likelihood) is serialised once with
 cloudpickle, so that a function or ``Op`` defined in the user's script or notebook
 (``__main__``) reaches the workers by value. A Dask client receives it once per worker
-(``scatter(..., broadcast=True)``); the other pools receive the bytes with each chunk and
+(``scatter(..., broadcast=True)``, fetched again by a worker whose copy Dask dropped, and each
+chunk goes to its own worker); the other pools receive the bytes with each chunk and
 unpickle them once per worker process (a cache keyed by their digest).
 """
 
@@ -78,6 +79,32 @@ def _evaluate_chunk(task: tuple[str, Any, np.ndarray]) -> np.ndarray:
     # that trust their input reject
     rows = np.array(rows, order="C", copy=True)
     return np.array([function(x) for x in rows], dtype=float)
+
+
+def _submit_one_per_thread(client: Any, tasks: list) -> list:
+    """The chunk tasks on the Dask workers, each on its own worker thread where there are enough.
+
+    Every chunk needs the broadcast function's bytes, and within seconds Dask's active memory
+    manager drops all but one of their copies; left to itself the scheduler then sends every
+    chunk to the worker that still holds them while the others idle (11 of 40 calls in one
+    KameleonSMC run: benchmarks/notes/lab-notes.md, "Where a Dask map spends its time"). So
+    chunk ``i`` asks for the ``i``-th worker thread, whose worker fetches the bytes if it lost
+    them (unpickled once per process all the same). The restriction is loose: a chunk whose
+    worker has died runs on another one rather than waiting.
+    """
+    slots = [address for address, n in client.nthreads().items() for _ in range(n)]
+    if not slots:  # (no worker right now: the scheduler places them when one arrives)
+        return client.map(_evaluate_chunk, tasks, pure=False)
+    return [
+        client.submit(
+            _evaluate_chunk,
+            task,
+            workers=[slots[i % len(slots)]],
+            allow_other_workers=True,
+            pure=False,
+        )
+        for i, task in enumerate(tasks)
+    ]
 
 
 class PointEvaluator:
@@ -167,7 +194,7 @@ class PointEvaluator:
             if self._scattered is None or self._scattered.status != "finished":
                 self._scattered = self._broadcast_payload(client)
             tasks = [(self._digest, self._scattered, chunk) for chunk in chunks]
-            futures = client.map(_evaluate_chunk, tasks, pure=False)
+            futures = _submit_one_per_thread(client, tasks)
             try:
                 return client.gather(futures)
             except CancelledError:

@@ -128,3 +128,32 @@ def test_dask_workers_that_lost_the_function_get_it_again():
         assert np.array_equal(during, serial(xs)), "lost during a call"
         client.wait_for_workers(2, timeout=60)
         assert not set(pids) & set(client.run(os.getpid).values()), "no worker was killed"
+
+
+def worker_pid(x: np.ndarray) -> float:
+    time.sleep(0.02)
+    return float(os.getpid())
+
+
+def test_dask_puts_each_chunk_of_a_call_on_its_own_worker():
+    """Two workers, two chunks per call: every call uses both workers, one chunk each. Within
+    seconds Dask's active memory manager drops all but one copy of the broadcast function, and
+    the scheduler then sends every task that needs it to the worker that still holds it (which
+    doubled a call's time)."""
+    from distributed import Client, LocalCluster
+
+    xs = points(8)
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        evaluator = PointEvaluator(worker_pid, client)
+        workers = set(client.run(os.getpid).values())
+        for _ in range(3):
+            time.sleep(3.0)  # (the memory manager runs every 2 s)
+            pids = evaluator(xs)
+            assert set(pids[:4]) | set(pids[4:]) <= workers
+            assert len(set(pids[:4])) == len(set(pids[4:])) == 1, "a chunk split"
+            assert pids[0] != pids[4], "both chunks of a call ran on one worker"
