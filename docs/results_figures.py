@@ -111,7 +111,7 @@ DIMENSION_SAMPLERS = {
 }
 DIMENSION_SEEDS = (0, 1, 2)
 
-SMC_POOL_RECORD = f"{RESULTS}/smc-pool/one-call-per-sweep-b2e6792.log"
+SMC_POOL_RECORD = f"{RESULTS}/smc-pool/pinned-chunks-13c158e-seed1.log"
 
 OURS = ("KameleonStep()", "AdaptiveMetropolis()", "KMCStep()")
 MARKERS = {"KameleonStep()": "o", "AdaptiveMetropolis()": "s", "KMCStep()": "D"}

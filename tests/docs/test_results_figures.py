@@ -133,7 +133,7 @@ def test_a_dimension_point_is_the_records(committed):
 
 
 def test_a_pool_wall_time_is_the_log(committed):
-    log = (ROOT / "benchmarks/results/smc-pool/one-call-per-sweep-b2e6792.log").read_text()
+    log = (ROOT / "benchmarks/results/smc-pool/pinned-chunks-13c158e-seed1.log").read_text()
     (wall,) = re.findall(r"^\| ode \| dask LocalCluster \| 2 \| ([0-9.]+) \|", log, re.MULTILINE)
     rows = committed["smc_pool"]["data"]["models"]["ode"]
     (row,) = [r for r in rows if r["pool"] == "dask LocalCluster"]
