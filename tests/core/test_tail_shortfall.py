@@ -15,6 +15,7 @@ from pymc_kameleon.core.proposals.tail_shortfall import (
     FULL_DEFENSIVE_WEIGHT,
     MIN_SHORTFALL_STATES,
     SHORTFALL_FULL,
+    SHORTFALL_LOW,
     SHORTFALL_START,
     RecentStates,
     defensive_weight_for,
@@ -90,6 +91,24 @@ def test_the_weight_rises_from_the_base_to_an_even_mixture(base):
     assert np.all(np.diff([defensive_weight_for(s, base) for s in grid]) >= 0.0)
 
 
+def test_a_low_weight_holds_where_the_t_fits_and_rises_to_the_base():
+    base, low = 0.2, 0.1
+    assert defensive_weight_for(0.0, base, low=low) == low
+    assert defensive_weight_for(SHORTFALL_LOW, base, low=low) == low
+    middle = defensive_weight_for(0.5 * (SHORTFALL_LOW + SHORTFALL_START), base, low=low)
+    assert middle == pytest.approx(0.5 * (low + base))
+    assert defensive_weight_for(SHORTFALL_START, base, low=low) == base
+    # above the base's shortfall the low weight changes nothing (the same weight, bit for bit)
+    for s in (1.7, 2.0, SHORTFALL_FULL, 9.0):
+        assert defensive_weight_for(s, base, low=low) == defensive_weight_for(s, base)
+    grid = np.linspace(0.0, 4.0, 81)
+    assert np.all(np.diff([defensive_weight_for(s, base, low=low) for s in grid]) >= 0.0)
+    # nothing measured: the base; a "low" above the base is the base; no rise: the base
+    assert defensive_weight_for(math.nan, base, low=low) == base
+    assert defensive_weight_for(0.0, base, low=0.3) == base
+    assert defensive_weight_for(0.0, base, top=base, low=low) == base
+
+
 def test_a_top_at_or_below_the_base_keeps_the_base():
     assert defensive_weight_for(10.0, 0.7) == 0.7
     assert defensive_weight_for(10.0, 0.1, top=0.1) == 0.1
@@ -105,10 +124,16 @@ def test_without_a_top_the_mixing_keeps_its_base_weight_on_a_banana():
 
 
 def mixing_after_warmup(
-    x: np.ndarray, log_pi: np.ndarray, top: float | None = FULL_DEFENSIVE_WEIGHT
+    x: np.ndarray,
+    log_pi: np.ndarray,
+    top: float | None = FULL_DEFENSIVE_WEIGHT,
+    base: float | None = None,
+    low: float | None = None,
 ) -> IndependenceMixing:
     proposal = IndependenceProposal(2, anchor=whitening_map(x.mean(0), np.cov(x.T)))
-    mixing = IndependenceMixing(proposal, top_defensive_weight=top)
+    mixing = IndependenceMixing(
+        proposal, defensive_weight=base, top_defensive_weight=top, low_defensive_weight=low
+    )
     for k, (state, lp) in enumerate(zip(x, log_pi)):
         mixing.learned(Transition(state, None, k, True, 1.0, float(lp)))
     mixing.freeze()
@@ -148,3 +173,17 @@ def test_states_after_warmup_do_not_change_the_frozen_weight():
     for k, (state, lp) in enumerate(zip(far, banana_logp(far))):
         mixing.learned(Transition(state, None, 600 + k, False, 1.0, float(lp)))
     assert (mixing.recent.count, mixing.defensive_weight) == before
+
+
+def test_freeze_gives_the_low_weight_to_a_gaussian_and_not_to_a_banana():
+    """KMCStep's case: a base of 0.2 with a low weight of 0.1 where the t fits."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(600, 2))
+    fits = mixing_after_warmup(
+        x, stats.multivariate_normal(np.zeros(2)).logpdf(x), base=0.2, low=0.1
+    )
+    assert fits.shortfall < SHORTFALL_LOW
+    assert fits.proposal.defensive_weight == 0.1
+    bent = banana_draws(600, np.random.default_rng(2))
+    short = mixing_after_warmup(bent, banana_logp(bent), base=0.2, low=0.1)
+    assert short.proposal.defensive_weight == defensive_weight_for(short.shortfall, 0.2) > 0.2

@@ -15,23 +15,23 @@ The heavy tails keep the importance ratio ``pi / q`` bounded in more directions 
 would: a proposal narrower than the posterior makes an independence sampler stick in the tails.
 For the same reason the t's kept after warm-up are defensive mixtures
 (:meth:`IndependenceMixing.freeze`): a share of their draws, :data:`DEFENSIVE_WEIGHT` (KMCStep:
-more where its t falls short, :mod:`~pymc_kameleon.core.proposals.tail_shortfall`), come from a
-copy whose scale is :data:`WIDE_SCALE` times larger. A warm-up that has not yet been far into a
-long tail (a ridge that runs out to the prior, as ``log K_m`` and ``log V_m`` of a saturable PK
-model) leaves moments that are too narrow there, and a chain whose only way into the tail is a
-random walk along it goes there too rarely for its MCSEs to notice. Far out, where both t's
-densities fall as ``r^-(df + d)``, the wide copy raises the proposal's density by about
+0.1 to 0.5 by how far its t falls short, :mod:`~pymc_kameleon.core.proposals.tail_shortfall`),
+come from a copy whose scale is :data:`WIDE_SCALE` times larger. A warm-up that has not yet been
+far into a long tail (a ridge that runs out to the prior, as ``log K_m`` and ``log V_m`` of a
+saturable PK model) leaves moments that are too narrow there, and a chain whose only way into
+the tail is a random walk along it goes there too rarely for its MCSEs to notice. Far out, where
+both t's densities fall as ``r^-(df + d)``, the wide copy raises the proposal's density by about
 ``DEFENSIVE_WEIGHT * WIDE_SCALE^df`` (8 at 0.1, 3 and 4), which bounds the importance ratio
-``pi / q`` there that much lower; near the centre, where the draws that are accepted come from,
-it takes only the weight's share of the moves away from the t. An even mixture had kept the
-heavy tails right at the cost of a third to a half of the effective sample size of every
-ordinary posterior (benchmarks/notes/lab-notes.md, "The defensive tail at its cheapest"), so KMCStep
-keeps it for chains whose t falls short of their warm-up's states. The weight is set at the end of
-warm-up from warm-up states alone and the scale is a constant, so after warm-up neither depends
-on the chain's state or kept draws: the kept moves are one Metropolis-Hastings kernel whose
-proposal density, the mixture's, is the one in its ratio: exact. During warm-up the t's stay
-single: wide draws accepted there fed KMCStep's step size and left divergent trajectories after
-warm-up on a plain location-scale model.
+``pi / q`` there that much lower; near the centre, where the draws that are accepted come from, it
+takes only the weight's share of the moves away from the t. An even mixture had kept the heavy
+tails right at the cost of a third to a half of the effective sample size of every ordinary
+posterior (benchmarks/notes/lab-notes.md, "The defensive tail at its cheapest"), so KMCStep
+keeps it for chains whose t falls short of their warm-up's states. The weight is set at the end
+of warm-up from warm-up states alone and the scale is a constant, so after warm-up neither
+depends on the chain's state or kept draws: the kept moves are one Metropolis-Hastings kernel
+whose proposal density, the mixture's, is the one in its ratio: exact. During warm-up the t's
+stay single: wide draws accepted there fed KMCStep's step size and left divergent trajectories
+after warm-up on a plain location-scale model.
 """
 
 from __future__ import annotations
@@ -522,6 +522,11 @@ class IndependenceMixing(ComparedByState):
         The wide copies' weight where the t falls short of the warm-up's latest states by
         :data:`~pymc_kameleon.core.proposals.tail_shortfall.SHORTFALL_FULL` or more (default:
         the base weight, which then never rises).
+    low_defensive_weight : float, optional
+        The wide copies' weight where the t covers the warm-up's latest states about as evenly
+        as a Gaussian's t does (a shortfall of at most
+        :data:`~pymc_kameleon.core.proposals.tail_shortfall.SHORTFALL_LOW`; default: the base
+        weight, no dip). Used only where the weight can rise.
 
     Attributes
     ----------
@@ -540,6 +545,7 @@ class IndependenceMixing(ComparedByState):
         defensive_weight: float | None = None,
         max_weight: float | None = None,
         top_defensive_weight: float | None = None,
+        low_defensive_weight: float | None = None,
     ) -> None:
         self.proposal = proposal
         self.base_defensive_weight = (
@@ -547,6 +553,9 @@ class IndependenceMixing(ComparedByState):
         )
         self.top_defensive_weight = (
             self.base_defensive_weight if top_defensive_weight is None else top_defensive_weight
+        )
+        self.low_defensive_weight = (
+            self.base_defensive_weight if low_defensive_weight is None else low_defensive_weight
         )
         self.defensive_weight = self.base_defensive_weight
         self.max_weight = MAX_INDEPENDENCE_WEIGHT if max_weight is None else max_weight
@@ -580,7 +589,10 @@ class IndependenceMixing(ComparedByState):
                     log_densities, self.proposal.log_density_many(states, states)
                 )
         self.defensive_weight = defensive_weight_for(
-            self.shortfall, self.base_defensive_weight, self.top_defensive_weight
+            self.shortfall,
+            self.base_defensive_weight,
+            self.top_defensive_weight,
+            self.low_defensive_weight,
         )
         self.proposal.widen(WIDE_SCALE, self.defensive_weight)
 

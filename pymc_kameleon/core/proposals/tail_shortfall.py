@@ -11,8 +11,11 @@ with the distance from the centre and its 99th percentile lies 0.07-0.21 above i
 chain's outer states several times less often than they are held, and those states are reached
 too rarely for the MCSEs to notice. :func:`defensive_weight_for` then raises the weight of the
 t's wide copies (:mod:`~pymc_kameleon.core.proposals.independence`) from the step's base weight
-towards an even mixture. KMCStep uses it (its trajectories rarely leave the warm-up's history,
-so beyond it mostly the wide copies propose); the random walks keep their base weight (raised
+towards an even mixture, and where the t covers the states as evenly as a Gaussian's t does
+(a shortfall up to :data:`SHORTFALL_LOW`) lowers it to the step's low weight, since there the
+wide copies' draws are mostly moves taken from the t. KMCStep uses it (its trajectories rarely
+leave the warm-up's history, so beyond it mostly the wide copies propose: base 0.2, low 0.1);
+the random walks keep their base weight (raised
 this way, AdaptiveMetropolis lost a heavy-tailed model at one of two seeds;
 benchmarks/notes/lab-notes.md, "KMCStep's wide copies on a curved posterior").
 
@@ -35,6 +38,7 @@ __all__ = [
     "MIN_SHORTFALL_STATES",
     "RECENT_STATES",
     "SHORTFALL_FULL",
+    "SHORTFALL_LOW",
     "SHORTFALL_QUANTILE",
     "SHORTFALL_START",
     "RecentStates",
@@ -48,8 +52,13 @@ RECENT_STATES = 500
 MIN_SHORTFALL_STATES = 50
 #: the upper quantile of ``r`` compared with its median
 SHORTFALL_QUANTILE = 0.99
-#: shortfall (log units) up to which the base weight stays: the suite's ordinary posteriors
-#: gave at most 2.0, most below 1
+#: shortfall (log units) up to which a step's low weight holds (where it has one): the t covers
+#: the chain's states about as evenly as the t of a Gaussian's estimated moments does (0.1-0.9
+#: from 2000 draws in 2-20 dimensions); the weight rises from it to the base at
+#: :data:`SHORTFALL_START`
+SHORTFALL_LOW = 1.0
+#: shortfall from which the base weight holds, up to where the rise to the full weight starts:
+#: the suite's ordinary posteriors gave at most 2.0, most below 1
 SHORTFALL_START = 1.5
 #: shortfall from which the wide copies get :data:`FULL_DEFENSIVE_WEIGHT`: the mapped banana
 #: gave 2.2-4.1 per chain, the non-centred eight schools 2.4-7.4
@@ -115,20 +124,29 @@ def tail_shortfall(log_target: np.ndarray, log_proposal: np.ndarray) -> float:
 
 
 def defensive_weight_for(
-    shortfall: float, base: float, top: float = FULL_DEFENSIVE_WEIGHT
+    shortfall: float,
+    base: float,
+    top: float = FULL_DEFENSIVE_WEIGHT,
+    low: float | None = None,
 ) -> float:
-    """The wide copies' weight for a measured ``shortfall``: ``base`` up to
-    :data:`SHORTFALL_START`, rising linearly to ``top`` at :data:`SHORTFALL_FULL` (never below
-    ``base``; ``base`` when nothing was measured).
+    """The wide copies' weight for a measured ``shortfall``, piecewise linear and rising: ``low``
+    up to :data:`SHORTFALL_LOW`, then linearly to ``base`` at :data:`SHORTFALL_START`, then
+    linearly to ``top`` at :data:`SHORTFALL_FULL` and ``top`` beyond (``base`` when nothing
+    was measured).
 
     Parameters
     ----------
     shortfall : float
         From :func:`tail_shortfall`.
     base : float
-        The step's weight where the proposal covers the chain's states evenly.
+        The step's weight where the proposal covers the chain's states about as evenly as the
+        suite's ordinary posteriors' t's do.
     top : float, default FULL_DEFENSIVE_WEIGHT
-        The weight where it falls short by :data:`SHORTFALL_FULL` or more (``base``: no rise).
+        The weight where it falls short by :data:`SHORTFALL_FULL` or more (``base`` or less:
+        ``base`` everywhere).
+    low : float, optional
+        The weight where it covers them as evenly as a Gaussian's t does (default ``base``: no
+        dip below it; at most ``base``).
 
     Returns
     -------
@@ -136,5 +154,9 @@ def defensive_weight_for(
     """
     if not math.isfinite(shortfall) or top <= base:
         return base
+    if shortfall < SHORTFALL_START:
+        low = base if low is None else min(low, base)
+        dip = (SHORTFALL_START - shortfall) / (SHORTFALL_START - SHORTFALL_LOW)
+        return base - (base - low) * min(1.0, dip)
     rise = (shortfall - SHORTFALL_START) / (SHORTFALL_FULL - SHORTFALL_START)
-    return base + (top - base) * min(1.0, max(0.0, rise))
+    return base + (top - base) * min(1.0, rise)

@@ -388,6 +388,7 @@ class WhitenedProposal(Proposal):
         defensive_weight: float | None = None,
         max_weight: float | None = None,
         top_defensive_weight: float | None = None,
+        low_defensive_weight: float | None = None,
     ) -> None:
         """Mix moves of Student t's at modes into every move.
 
@@ -422,6 +423,9 @@ class WhitenedProposal(Proposal):
             The wide copies' weight where the t falls short of the warm-up's states (default:
             ``defensive_weight``, no rise; see
             :mod:`~pymc_kameleon.core.proposals.tail_shortfall`).
+        low_defensive_weight : float, optional
+            The wide copies' weight where the t covers the warm-up's states about as evenly as a
+            Gaussian's t does (default: ``defensive_weight``, no dip; used only with a rise).
         """
         maps = [whitening_map(mean, covariance) for mean, covariance, _ in anchors]
         weights = [weight for _, _, weight in anchors]
@@ -429,7 +433,7 @@ class WhitenedProposal(Proposal):
             self.dim, anchor=maps, anchor_weights=weights, bound=INDEPENDENCE_BOUND
         )
         self.independence = IndependenceMixing(
-            proposal, defensive_weight, max_weight, top_defensive_weight
+            proposal, defensive_weight, max_weight, top_defensive_weight, low_defensive_weight
         )
         self.keep_independence = bool(keep_after_warmup)
 
